@@ -1,0 +1,286 @@
+//! Loosely typed option values, as they arrive from JavaScript or JSON.
+//!
+//! Options are read into [`Loose`] first and validated field by field afterwards,
+//! so that every mistake — a string where a number belongs, a misspelt field,
+//! `NaN` — comes back as an [`InvalidOption`] that names the field, instead of a
+//! generic deserializer message.
+
+use core::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+/// A JSON-like value with no opinion about what it should be yet.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Loose {
+    /// `null` or `undefined`: treated as "not given".
+    #[default]
+    Absent,
+    Bool(bool),
+    Number(f64),
+    Text(String),
+    List(Vec<Loose>),
+    Map(Vec<(String, Loose)>),
+}
+
+impl Loose {
+    /// What kind of value this is, in JavaScript's words, for error messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Loose::Absent => "null",
+            Loose::Bool(_) => "a boolean",
+            Loose::Number(_) => "a number",
+            Loose::Text(_) => "a string",
+            Loose::List(_) => "an array",
+            Loose::Map(_) => "an object",
+        }
+    }
+
+    /// The entries of an object; `Absent` reads as an empty object.
+    pub fn entries(&self, field: &str) -> Result<&[(String, Loose)], InvalidOption> {
+        match self {
+            Loose::Map(entries) => Ok(entries),
+            Loose::Absent => Ok(&[]),
+            other => Err(InvalidOption::new(
+                field,
+                Problem::WrongType {
+                    expected: "an object",
+                    found: other.kind(),
+                },
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Loose {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(LooseVisitor)
+    }
+}
+
+struct LooseVisitor;
+
+impl<'de> Visitor<'de> for LooseVisitor {
+    type Value = Loose;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON-like value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Loose, E> {
+        Ok(Loose::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Loose, E> {
+        Ok(Loose::Number(v as f64))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Loose, E> {
+        Ok(Loose::Number(v as f64))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Loose, E> {
+        Ok(Loose::Number(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Loose, E> {
+        Ok(Loose::Text(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Loose, E> {
+        Ok(Loose::Text(v))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Loose, E> {
+        Ok(Loose::Absent)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Loose, E> {
+        Ok(Loose::Absent)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Loose, D::Error> {
+        Loose::deserialize(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Loose, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Loose::List(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Loose, A::Error> {
+        let mut entries = Vec::new();
+        while let Some((k, v)) = map.next_entry::<String, Loose>()? {
+            entries.push((k, v));
+        }
+        Ok(Loose::Map(entries))
+    }
+}
+
+/// An option that failed validation: which field, and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidOption {
+    /// The field's path as the caller wrote it, e.g. `policy.maxAttempts`.
+    pub field: String,
+    pub problem: Problem,
+}
+
+/// What is wrong with an option.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    WrongType {
+        expected: &'static str,
+        found: &'static str,
+    },
+    NotFinite,
+    Negative,
+    NotInteger,
+    TooLarge {
+        max: u64,
+    },
+    TooSmall {
+        min: u64,
+    },
+    UnknownField,
+    UnknownName {
+        allowed: &'static str,
+    },
+    /// `maxDelayMs` below `baseDelayMs`.
+    BelowBase,
+    /// `attemptTimeoutMs` longer than `deadlineMs`: no attempt could ever be admitted.
+    LongerThanDeadline,
+    /// Not an HTTP status code (100–599).
+    NotAStatus,
+    Empty,
+}
+
+/// Which JavaScript error class a problem maps to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClass {
+    TypeError,
+    RangeError,
+}
+
+impl InvalidOption {
+    pub fn new(field: &str, problem: Problem) -> Self {
+        InvalidOption {
+            field: field.to_owned(),
+            problem,
+        }
+    }
+
+    /// Prefixes the field path, e.g. `maxAttempts` → `policy.maxAttempts`.
+    pub fn within(mut self, parent: &str) -> Self {
+        self.field = format!("{parent}.{}", self.field);
+        self
+    }
+
+    /// Type mistakes are `TypeError`s; values of the right type out of range are `RangeError`s.
+    pub fn class(&self) -> ErrorClass {
+        match self.problem {
+            Problem::WrongType { .. } | Problem::UnknownField | Problem::UnknownName { .. } => {
+                ErrorClass::TypeError
+            }
+            _ => ErrorClass::RangeError,
+        }
+    }
+}
+
+impl fmt::Display for InvalidOption {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let field = &self.field;
+        match &self.problem {
+            Problem::WrongType { expected, found } => {
+                write!(f, "{field} must be {expected}, got {found}")
+            }
+            Problem::NotFinite => write!(f, "{field} must be a finite number"),
+            Problem::Negative => write!(f, "{field} must not be negative"),
+            Problem::NotInteger => write!(f, "{field} must be a whole number"),
+            Problem::TooLarge { max } => write!(f, "{field} must be at most {max}"),
+            Problem::TooSmall { min } => write!(f, "{field} must be at least {min}"),
+            Problem::UnknownField => write!(f, "{field} is not a known option"),
+            Problem::UnknownName { allowed } => write!(f, "{field} must be one of {allowed}"),
+            Problem::BelowBase => write!(f, "{field} must not be less than baseDelayMs"),
+            Problem::LongerThanDeadline => {
+                write!(f, "{field} must not exceed deadlineMs: no attempt could finish before the deadline")
+            }
+            Problem::NotAStatus => {
+                write!(f, "{field} must hold HTTP status codes between 100 and 599")
+            }
+            Problem::Empty => write!(f, "{field} must not be empty"),
+        }
+    }
+}
+
+impl std::error::Error for InvalidOption {}
+
+/// The largest integer JavaScript numbers hold exactly.
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// A non-negative duration in milliseconds; fractions round up so that a wait is never shortened.
+pub fn millis(field: &str, value: &Loose) -> Result<u64, InvalidOption> {
+    let x = number(field, value)?;
+    if x < 0.0 {
+        return Err(InvalidOption::new(field, Problem::Negative));
+    }
+    let ms = x.ceil();
+    if ms > MAX_SAFE_INTEGER as f64 {
+        return Err(InvalidOption::new(
+            field,
+            Problem::TooLarge {
+                max: MAX_SAFE_INTEGER,
+            },
+        ));
+    }
+    Ok(ms as u64)
+}
+
+/// A whole number in `min..=max`.
+pub fn whole(field: &str, value: &Loose, min: u64, max: u64) -> Result<u64, InvalidOption> {
+    let x = number(field, value)?;
+    if x.fract() != 0.0 {
+        return Err(InvalidOption::new(field, Problem::NotInteger));
+    }
+    if x < min as f64 {
+        let problem = if x < 0.0 && min == 0 {
+            Problem::Negative
+        } else {
+            Problem::TooSmall { min }
+        };
+        return Err(InvalidOption::new(field, problem));
+    }
+    if x > max as f64 {
+        return Err(InvalidOption::new(field, Problem::TooLarge { max }));
+    }
+    Ok(x as u64)
+}
+
+/// A finite number.
+pub fn number(field: &str, value: &Loose) -> Result<f64, InvalidOption> {
+    match value {
+        Loose::Number(x) if x.is_finite() => Ok(*x),
+        Loose::Number(_) => Err(InvalidOption::new(field, Problem::NotFinite)),
+        other => Err(InvalidOption::new(
+            field,
+            Problem::WrongType {
+                expected: "a number",
+                found: other.kind(),
+            },
+        )),
+    }
+}
+
+/// A string.
+pub fn text<'a>(field: &str, value: &'a Loose) -> Result<&'a str, InvalidOption> {
+    match value {
+        Loose::Text(s) => Ok(s),
+        other => Err(InvalidOption::new(
+            field,
+            Problem::WrongType {
+                expected: "a string",
+                found: other.kind(),
+            },
+        )),
+    }
+}
+
+/// A non-empty string.
+pub fn name(field: &str, value: &Loose) -> Result<String, InvalidOption> {
+    let s = text(field, value)?;
+    if s.is_empty() {
+        return Err(InvalidOption::new(field, Problem::Empty));
+    }
+    Ok(s.to_owned())
+}

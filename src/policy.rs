@@ -1,0 +1,202 @@
+//! The retry policy: how long to wait, and when to stop.
+//!
+//! A [`Policy`] is always valid: it is built from options by [`Policy::with_options`]
+//! (or deserialized, which goes through the same checks), and every check names the
+//! field it rejects.
+//!
+//! # Default
+//! | field | default | meaning |
+//! |---|---|---|
+//! | `baseDelayMs` | 500 | window of the first retry |
+//! | `maxDelayMs` | 4000 | cap on every window |
+//! | `jitter` | `"full"` | how a delay is drawn from its window |
+//! | `maxAttempts` | 3 | total requests, including the initial one |
+//! | `attemptTimeoutMs` | 10000 | bound on one request: connect, headers and body |
+//! | `deadlineMs` | 30000 | the operation's expiry, measured from its start |
+//! | `retryOn` | 408, 429, 500, 502, 503, 504 | statuses worth another attempt |
+//! | `retryAfterSpreadMs` | 0 | extra random spread after a provider's boundary |
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::input::{millis, text, whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
+
+/// How a delay is drawn from its backoff window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Jitter {
+    /// Uniform over `[0, window]`: the fewest synchronized retries.
+    #[default]
+    Full,
+    /// `window/2` plus uniform over `[0, window/2]`: never retries at once.
+    Equal,
+    /// `min(cap, uniform[base, previous × 3])`: each delay grows from the last one.
+    Decorrelated,
+    /// Exactly the window, no randomness.
+    None,
+}
+
+impl Jitter {
+    const NAMES: &'static str = "\"full\", \"equal\", \"decorrelated\", \"none\"";
+
+    fn from_name(name: &str) -> Option<Jitter> {
+        match name {
+            "full" => Some(Jitter::Full),
+            "equal" => Some(Jitter::Equal),
+            "decorrelated" => Some(Jitter::Decorrelated),
+            "none" => Some(Jitter::None),
+            _ => None,
+        }
+    }
+}
+
+/// The most attempts one operation may make; a guard against typos such as `1e9`.
+pub const MAX_ATTEMPTS: u64 = 10_000;
+
+/// A validated retry policy. See the module documentation for the defaults.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Policy {
+    base_delay_ms: u64,
+    max_delay_ms: u64,
+    jitter: Jitter,
+    max_attempts: u32,
+    attempt_timeout_ms: u64,
+    deadline_ms: u64,
+    retry_on: Vec<u16>,
+    retry_after_spread_ms: u64,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            base_delay_ms: 500,
+            max_delay_ms: 4000,
+            jitter: Jitter::Full,
+            max_attempts: 3,
+            attempt_timeout_ms: 10_000,
+            deadline_ms: 30_000,
+            retry_on: vec![408, 429, 500, 502, 503, 504],
+            retry_after_spread_ms: 0,
+        }
+    }
+}
+
+impl Policy {
+    pub fn base_delay_ms(&self) -> u64 {
+        self.base_delay_ms
+    }
+    pub fn max_delay_ms(&self) -> u64 {
+        self.max_delay_ms
+    }
+    pub fn jitter(&self) -> Jitter {
+        self.jitter
+    }
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+    pub fn attempt_timeout_ms(&self) -> u64 {
+        self.attempt_timeout_ms
+    }
+    pub fn deadline_ms(&self) -> u64 {
+        self.deadline_ms
+    }
+    pub fn retry_on(&self) -> &[u16] {
+        &self.retry_on
+    }
+    pub fn retry_after_spread_ms(&self) -> u64 {
+        self.retry_after_spread_ms
+    }
+
+    /// This policy with the given fields replaced (`options` is an object of policy fields).
+    ///
+    /// Every field is checked, then the combination: `maxDelayMs ≥ baseDelayMs` and
+    /// `attemptTimeoutMs ≤ deadlineMs`. Absent (`null`/`undefined`) fields keep their value.
+    pub fn with_options(&self, options: &Loose) -> Result<Policy, InvalidOption> {
+        let mut p = self.clone();
+        for (field, value) in options.entries("policy")? {
+            if *value == Loose::Absent {
+                continue;
+            }
+            let f = field.as_str();
+            match f {
+                "baseDelayMs" => p.base_delay_ms = millis(f, value)?,
+                "maxDelayMs" => p.max_delay_ms = millis(f, value)?,
+                "attemptTimeoutMs" => p.attempt_timeout_ms = millis(f, value)?,
+                "deadlineMs" => p.deadline_ms = millis(f, value)?,
+                "retryAfterSpreadMs" => p.retry_after_spread_ms = millis(f, value)?,
+                "maxAttempts" => p.max_attempts = whole(f, value, 1, MAX_ATTEMPTS)? as u32,
+                "jitter" => {
+                    p.jitter = Jitter::from_name(text(f, value)?).ok_or_else(|| {
+                        InvalidOption::new(
+                            f,
+                            Problem::UnknownName {
+                                allowed: Jitter::NAMES,
+                            },
+                        )
+                    })?
+                }
+                "retryOn" => p.retry_on = statuses(f, value)?,
+                _ => return Err(InvalidOption::new(f, Problem::UnknownField)),
+            }
+        }
+        p.check()?;
+        Ok(p)
+    }
+
+    /// Builds a policy from options over the defaults.
+    pub fn from_options(options: &Loose) -> Result<Policy, InvalidOption> {
+        Policy::default().with_options(options)
+    }
+
+    /// The checks that involve more than one field.
+    fn check(&self) -> Result<(), InvalidOption> {
+        if self.max_delay_ms < self.base_delay_ms {
+            return Err(InvalidOption::new("maxDelayMs", Problem::BelowBase));
+        }
+        if self.attempt_timeout_ms > self.deadline_ms {
+            return Err(InvalidOption::new(
+                "attemptTimeoutMs",
+                Problem::LongerThanDeadline,
+            ));
+        }
+        if self.attempt_timeout_ms == 0 {
+            return Err(InvalidOption::new(
+                "attemptTimeoutMs",
+                Problem::TooSmall { min: 1 },
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn statuses(field: &str, value: &Loose) -> Result<Vec<u16>, InvalidOption> {
+    let Loose::List(items) = value else {
+        return Err(InvalidOption::new(
+            field,
+            Problem::WrongType {
+                expected: "an array",
+                found: value.kind(),
+            },
+        ));
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let code = whole(field, item, 0, MAX_SAFE_INTEGER).map_err(|e| match e.problem {
+            Problem::WrongType { .. } => e,
+            _ => InvalidOption::new(field, Problem::NotAStatus),
+        })?;
+        if !(100..=599).contains(&code) {
+            return Err(InvalidOption::new(field, Problem::NotAStatus));
+        }
+        out.push(code as u16);
+    }
+    Ok(out)
+}
+
+/// Deserializing a policy applies the same checks as [`Policy::from_options`].
+impl<'de> Deserialize<'de> for Policy {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let options = Loose::deserialize(deserializer)?;
+        Policy::from_options(&options).map_err(|e| serde::de::Error::custom(e.within("policy")))
+    }
+}

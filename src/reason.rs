@@ -1,0 +1,75 @@
+//! Why an operation stopped, and what each attempt's outcome meant.
+
+use core::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// One vocabulary for decisions. An operation stops with `success` or one of the
+/// `RetryError` reasons; a sent attempt's record also uses `retryable` and
+/// `throttled` for outcomes that led to a retry proposal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    Success,
+    /// Transient failure: a retry was proposed.
+    Retryable,
+    /// A 429: a retry was proposed, and a second one after an honoured wait stops the operation.
+    Throttled,
+    /// The response says repeating cannot help (400, 401, 403, 404, 422, …).
+    NonRetryable,
+    /// `maxAttempts` requests have been made.
+    Attempts,
+    /// The next attempt could not finish before the deadline.
+    Deadline,
+    /// The provider's minimum wait cannot fit before the deadline; it is never shortened.
+    ProviderWait,
+    /// The shared budget has no room for the attempt before the deadline.
+    Budget,
+    /// The scope is banned (418) until its expiry.
+    Banned,
+    /// Throttled again after a provider wait was honoured: escalate, don't loop.
+    RateLimited,
+    /// An order was transmitted and its result is unknown: reconcile, never resubmit.
+    UnknownOutcome,
+    /// The caller aborted.
+    Aborted,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Success => "success",
+            Reason::Retryable => "retryable",
+            Reason::Throttled => "throttled",
+            Reason::NonRetryable => "non-retryable",
+            Reason::Attempts => "attempts",
+            Reason::Deadline => "deadline",
+            Reason::ProviderWait => "provider-wait",
+            Reason::Budget => "budget",
+            Reason::Banned => "banned",
+            Reason::RateLimited => "rate-limited",
+            Reason::UnknownOutcome => "unknown-outcome",
+            Reason::Aborted => "aborted",
+        }
+    }
+
+    /// Whether an outcome with this verdict leads to a retry proposal.
+    pub fn proposes_retry(self) -> bool {
+        matches!(self, Reason::Retryable | Reason::Throttled | Reason::Banned)
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How and when an operation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stop {
+    pub reason: Reason,
+    /// Milliseconds since the operation started.
+    pub at_ms: u64,
+}

@@ -1,0 +1,70 @@
+//! Attempt records: one per request sent and one per retry proposed and refused.
+//!
+//! A record carries the wait that *preceded* its attempt (window, draw, provider
+//! minimum, planned wait), like the rows of the reference article's table, so an
+//! operator can read why each request went out when it did — or why it never did.
+
+use serde::{Deserialize, Serialize};
+
+use crate::classify::{Observed, OperationKind};
+use crate::reason::Reason;
+use crate::retry_after::RetryAfterForm;
+
+/// Whether the proposed attempt went on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decision {
+    Sent,
+    Refused,
+}
+
+/// One attempt, sent or refused. Times are milliseconds since the operation started.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptRecord {
+    /// 1 for the initial request; a refused proposal has the number it would have had.
+    pub attempt: u32,
+    pub decision: Decision,
+    pub operation: OperationKind,
+    /// The operation's identity (e.g. the client order id), when it has one.
+    pub key: Option<String>,
+    pub scope: Option<String>,
+    pub method: Option<String>,
+    /// Redacted: no credentials, no secret query values, no fragment.
+    pub url: Option<String>,
+    /// When the attempt was admitted or refused.
+    pub decided_at_ms: u64,
+    /// When it started (sent) or would have started (refused).
+    pub start_ms: u64,
+    /// When it ended (sent), or when its full timeout would have ended (refused).
+    pub end_ms: Option<u64>,
+    pub outcome: Option<Observed>,
+    pub status: Option<u16>,
+    /// The backoff window of the preceding wait (none before the initial request).
+    pub window_ms: Option<u64>,
+    /// The delay drawn from that window.
+    pub sampled_delay_ms: Option<u64>,
+    /// The provider's minimum still to wait when the wait was planned (Retry-After, scope hold).
+    pub provider_wait_ms: u64,
+    /// How the `Retry-After` behind `providerWaitMs` was read, when there was one.
+    pub retry_after: Option<RetryAfterForm>,
+    /// Wait imposed by the shared budget (tokens, retry quota).
+    pub budget_wait_ms: u64,
+    /// `max(provider minimum, draw, budget wait)` plus any spread: the wait before this attempt.
+    pub planned_wait_ms: u64,
+    /// Time left before the deadline when the decision was made.
+    pub remaining_ms: u64,
+    /// For a sent attempt, what its outcome meant; for a refused one, why it was refused.
+    pub reason: Option<Reason>,
+}
+
+impl AttemptRecord {
+    pub fn is_sent(&self) -> bool {
+        self.decision == Decision::Sent
+    }
+}
+
+/// How many records went on the wire.
+pub fn wire_requests(records: &[AttemptRecord]) -> u32 {
+    records.iter().filter(|r| r.is_sent()).count() as u32
+}

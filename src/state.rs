@@ -1,0 +1,274 @@
+//! Durable state: an operation saved as plain data, and restored in another process.
+//!
+//! Monotonic instants mean nothing in another process, so a snapshot keeps wall-clock
+//! times (the original expiry, the end of a sleep or a provider hold) and the time
+//! that was left when it was saved. On restore the remaining time is the *smaller*
+//! of the two readings: a wall clock that went backwards never lengthens the budget.
+
+use core::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::budget::{Ask, Budget, Grant, Priority};
+use crate::classify::{Observed, OperationKind};
+use crate::draw::Draws;
+use crate::gate;
+use crate::machine::{Action, Operation, Outcome, Phase, Start};
+use crate::policy::Policy;
+use crate::reason::{Reason, Stop};
+use crate::record::AttemptRecord;
+
+/// The version of [`OperationState`] this build writes and reads.
+pub const STATE_VERSION: u32 = 1;
+
+/// An operation as plain data (camelCase JSON), for a store.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OperationState {
+    pub version: u32,
+    pub policy: Policy,
+    pub operation: OperationKind,
+    pub priority: Priority,
+    pub scope: String,
+    pub weight: u32,
+    pub key: Option<String>,
+    pub method: Option<String>,
+    pub url: Option<String>,
+    pub started_at_wall_ms: u64,
+    /// The absolute expiry, fixed when the operation began; never moved.
+    pub expires_at_wall_ms: u64,
+    pub saved_at_wall_ms: u64,
+    /// Time left before the deadline when saved, by the monotonic clock.
+    pub remaining_ms: u64,
+    pub attempts_sent: u32,
+    pub retries_proposed: u32,
+    pub previous_delay_ms: u64,
+    pub after_provider_wait: bool,
+    pub unresolved: bool,
+    pub hold_until_wall_ms: Option<u64>,
+    pub ban_until_wall_ms: Option<u64>,
+    pub phase: PhaseState,
+    pub records: Vec<AttemptRecord>,
+}
+
+/// Where the operation was when saved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "phase",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+pub enum PhaseState {
+    Idle,
+    Sleeping {
+        wake_at_wall_ms: u64,
+        record: AttemptRecord,
+    },
+    InFlight {
+        record: AttemptRecord,
+    },
+    Stopped {
+        stop: Stop,
+    },
+}
+
+/// A saved state this build cannot resume.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RestoreError {
+    UnsupportedVersion(u32),
+}
+
+impl fmt::Display for RestoreError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            RestoreError::UnsupportedVersion(v) => {
+                write!(f, "saved operation state has version {v}; this build reads version {STATE_VERSION}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RestoreError {}
+
+fn wall_of(instant: u64, now: u64, wall_now: u64) -> u64 {
+    wall_now.saturating_add(instant.saturating_sub(now))
+}
+
+fn instant_of(wall: u64, now: u64, wall_now: u64) -> u64 {
+    now.saturating_add(wall.saturating_sub(wall_now))
+}
+
+impl Operation {
+    /// Saves the operation at monotonic `now`, wall clock `wall_now`.
+    pub fn snapshot(&self, now: u64, wall_now: u64, budget: &Budget) -> OperationState {
+        let scope = &self.start.scope;
+        let hold = budget.hold_remaining(scope, now);
+        let ban = budget.ban_remaining(scope, now);
+        let phase = match &self.phase {
+            Phase::Idle => PhaseState::Idle,
+            Phase::Sleeping { until, record, .. } => PhaseState::Sleeping {
+                wake_at_wall_ms: wall_of(*until, now, wall_now),
+                record: record.clone(),
+            },
+            Phase::InFlight { record } => PhaseState::InFlight {
+                record: record.clone(),
+            },
+            Phase::Stopped(stop) => PhaseState::Stopped { stop: *stop },
+        };
+        OperationState {
+            version: STATE_VERSION,
+            policy: self.start.policy.clone(),
+            operation: self.start.kind,
+            priority: self.start.priority,
+            scope: scope.clone(),
+            weight: self.start.weight,
+            key: self.start.key.clone(),
+            method: self.start.method.clone(),
+            url: self.start.url.clone(),
+            started_at_wall_ms: self.started_at_wall,
+            expires_at_wall_ms: self.expires_at_wall,
+            saved_at_wall_ms: wall_now,
+            remaining_ms: self.deadline_at.saturating_sub(now),
+            attempts_sent: self.sent,
+            retries_proposed: self.retries_proposed,
+            previous_delay_ms: self.previous_delay,
+            after_provider_wait: self.after_provider_wait,
+            unresolved: self.unresolved,
+            hold_until_wall_ms: (hold > 0).then(|| wall_now.saturating_add(hold)),
+            ban_until_wall_ms: (ban > 0).then(|| wall_now.saturating_add(ban)),
+            phase,
+            records: self.records.clone(),
+        }
+    }
+
+    /// Rebuilds a saved operation in this process; call [`Operation::resume`] next.
+    ///
+    /// The provider's holds and bans go back into `budget` (never shortened: if the wall
+    /// clock went backwards they only look longer). The deadline is the smaller of the
+    /// wall-clock reading and the time left when saved.
+    pub fn restore(
+        state: OperationState,
+        now: u64,
+        wall_now: u64,
+        budget: &mut Budget,
+    ) -> Result<Operation, RestoreError> {
+        if state.version != STATE_VERSION {
+            return Err(RestoreError::UnsupportedVersion(state.version));
+        }
+        let by_wall = state.expires_at_wall_ms.saturating_sub(wall_now);
+        let remaining = by_wall.min(state.remaining_ms);
+        let deadline_at = now.saturating_add(remaining);
+        if let Some(until) = state.hold_until_wall_ms {
+            budget.hold(&state.scope, instant_of(until, now, wall_now));
+        }
+        if let Some(until) = state.ban_until_wall_ms {
+            budget.ban(&state.scope, instant_of(until, now, wall_now));
+        }
+        let phase = match state.phase {
+            PhaseState::Idle => Phase::Idle,
+            PhaseState::Sleeping {
+                wake_at_wall_ms,
+                record,
+            } => {
+                let until = instant_of(wake_at_wall_ms, now, wall_now);
+                // Capacity is asked for again by `resume`: the old process's grant died with it.
+                Phase::Sleeping {
+                    until,
+                    grant: Grant { start_at: until },
+                    record,
+                }
+            }
+            PhaseState::InFlight { record } => Phase::InFlight { record },
+            PhaseState::Stopped { stop } => Phase::Stopped(stop),
+        };
+        let start = Start {
+            policy: state.policy,
+            kind: state.operation,
+            priority: state.priority,
+            scope: state.scope,
+            weight: state.weight,
+            key: state.key,
+            method: state.method,
+            url: state.url,
+        };
+        let deadline_ms = start.policy.deadline_ms();
+        Ok(Operation {
+            origin: i128::from(deadline_at) - i128::from(deadline_ms),
+            start,
+            deadline_at,
+            started_at_wall: state.started_at_wall_ms,
+            expires_at_wall: state.expires_at_wall_ms,
+            sent: state.attempts_sent,
+            retries_proposed: state.retries_proposed,
+            previous_delay: state.previous_delay_ms,
+            after_provider_wait: state.after_provider_wait,
+            unresolved: state.unresolved,
+            records: state.records,
+            phase,
+        })
+    }
+
+    /// Continues a restored operation: a sleep is admitted again (late wakes are refused),
+    /// an attempt that was in flight counts as sent with its outcome lost.
+    pub fn resume(
+        &mut self,
+        now: u64,
+        wall_now: u64,
+        draws: &mut Draws,
+        budget: &mut Budget,
+    ) -> Action {
+        match &self.phase {
+            Phase::Idle => self.start(now, draws, budget),
+            Phase::InFlight { .. } => self.on_outcome(
+                now,
+                wall_now,
+                &Outcome::failure(Observed::Interrupted),
+                draws,
+                budget,
+            ),
+            Phase::Sleeping { until, record, .. } => {
+                let (until, record) = (*until, record.clone());
+                self.readmit(now, until, record, budget)
+            }
+            Phase::Stopped(stop) => Action::Stop(*stop),
+        }
+    }
+
+    fn readmit(
+        &mut self,
+        now: u64,
+        until: u64,
+        record: AttemptRecord,
+        budget: &mut Budget,
+    ) -> Action {
+        let timeout = self.start.policy.attempt_timeout_ms();
+        let earliest = until.max(now);
+        if !gate::fits(earliest, timeout, self.deadline_at) {
+            return self.refuse_on_wake(now, record, Reason::Deadline, earliest);
+        }
+        let ask = Ask {
+            scope: &self.start.scope,
+            weight: self.start.weight,
+            priority: self.start.priority,
+            retry: self.sent > 0,
+            earliest,
+            latest: gate::latest_start(timeout, self.deadline_at),
+        };
+        let Some(grant) = budget.admit(&ask) else {
+            return self.refuse_on_wake(now, record, Reason::Budget, earliest);
+        };
+        self.phase = Phase::Sleeping {
+            until: grant.start_at,
+            grant,
+            record,
+        };
+        if grant.start_at <= now {
+            self.on_wake(now, budget)
+        } else {
+            Action::Sleep {
+                until: grant.start_at,
+            }
+        }
+    }
+}
