@@ -3,21 +3,10 @@
 use retryline::{replay, Decision, Observed, Reason, ReplaySpec};
 use serde_json::json;
 
+/// The same spec `cargo run --example worked_example` and the JS tests replay.
 fn worked_example() -> ReplaySpec {
-    serde_json::from_value(json!({
-        "policy": { "deadlineMs": 12000, "attemptTimeoutMs": 1500, "maxAttempts": 5,
-                    "baseDelayMs": 500, "maxDelayMs": 4000, "jitter": "full" },
-        "operation": "read",
-        "seed": 7,
-        "draws": [400, 600, 1200, 2400],
-        "outcomes": [
-            { "error": "timeout" },
-            { "afterMs": 300, "status": 429, "retryAfter": "2" },
-            { "error": "timeout" },
-            { "error": "timeout" }
-        ]
-    }))
-    .expect("the worked example is a valid spec")
+    serde_json::from_str(include_str!("../examples/worked_example.json"))
+        .expect("the worked example is a valid spec")
 }
 
 #[test]
