@@ -29,6 +29,7 @@ test("scripted behaviours are consumed in order, then the default applies", asyn
 
   const first = await get("/api/v3/ticker?symbol=BTCUSDT");
   assert.equal(first.status, 201);
+  assert.equal(first.headers.get("connection"), "close", "one request per connection");
   assert.deepEqual(await first.json(), { n: 1 });
   const second = await get("/api/v3/ticker");
   assert.equal(second.status, 202);
@@ -95,9 +96,14 @@ test("delayMs delays the answer; timestamps prove waits between requests", async
   assert.ok(slow.respondedAtMs - slow.receivedAtMs >= 150);
   assert.ok(next.receivedAtMs - slow.respondedAtMs >= 100);
   assert.ok(Math.abs(slow.receivedAtMs - slow.at) < 50, "receivedAtMs is Unix ms");
+
+  mock.script("/slow", [{ delayMs: 150 }]);
+  await assert.rejects(get("/slow", { signal: AbortSignal.timeout(50) }), { name: "TimeoutError" });
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(mock.requests()[2].outcome, "aborted", "client gave up during the delay");
 });
 
-test("hang: the client's timeout fires, and close() still returns promptly", async () => {
+test("hang: the client's timeout fires, and close() still returns promptly", { timeout: 5000 }, async () => {
   const own = await startMockExchange({ port: 0 });
   own.script("/api/v3/ticker", [{ action: "hang" }, { action: "hang" }]);
 
@@ -128,7 +134,7 @@ test("execute-then-drop: the client sees a network error but the order is filled
   mock.script(ORDER, [{ action: "execute-then-drop" }], { method: "POST" });
   const form = { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "symbol=BTCUSDT&quantity=0.5&newClientOrderId=abc-1" };
   await assert.rejects(get(ORDER, form), TypeError);
-  assert.deepEqual(mock.requests()[0].outcome, "dropped");
+  assert.equal(mock.requests()[0].outcome, "dropped");
   assert.equal(mock.orders.get("abc-1").status, "FILLED");
   assert.equal(mock.orders.get("abc-1").executedQty, "0.5");
 
@@ -234,7 +240,7 @@ test("control API over HTTP mirrors the in-process API and is not logged", async
   assert.equal((await get("/api/v3/ticker")).headers.get("x-mbx-used-weight-1m"), "1", "reset clears weights");
 });
 
-test("CLI mode prints its URL, serves, and exits cleanly on SIGTERM", async () => {
+test("CLI mode prints its URL, serves, and exits cleanly on SIGTERM", { timeout: 5000 }, async () => {
   const script = fileURLToPath(new URL("./mock-exchange.mjs", import.meta.url));
   const child = spawn(process.execPath, [script, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
   const exited = once(child, "exit");
