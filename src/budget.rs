@@ -58,6 +58,17 @@ pub struct Grant {
     pub start_at: u64,
 }
 
+/// One scope of a [`Budget::snapshot`]. Ends are wall-clock Unix ms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScopeSnapshot {
+    pub scope: String,
+    pub held_until: Option<u64>,
+    pub hold_remaining_ms: u64,
+    pub banned_until: Option<u64>,
+    pub ban_remaining_ms: u64,
+}
+
 #[derive(Clone, Debug, Default)]
 struct ScopeState {
     hold_until: u64,
@@ -104,6 +115,24 @@ impl Budget {
         self.scopes
             .get(scope)
             .map_or(0, |s| s.ban_until.saturating_sub(now))
+    }
+
+    /// Each known scope as an operator would read it, at monotonic `now` / wall clock `wall_now`.
+    pub fn snapshot(&self, now: u64, wall_now: u64) -> Vec<ScopeSnapshot> {
+        self.scopes
+            .iter()
+            .map(|(scope, s)| {
+                let held = s.hold_until.saturating_sub(now);
+                let banned = s.ban_until.saturating_sub(now);
+                ScopeSnapshot {
+                    scope: scope.clone(),
+                    held_until: (held > 0).then(|| wall_now.saturating_add(held)),
+                    hold_remaining_ms: held,
+                    banned_until: (banned > 0).then(|| wall_now.saturating_add(banned)),
+                    ban_remaining_ms: banned,
+                }
+            })
+            .collect()
     }
 
     /// Grants capacity for one attempt, or refuses it if none fits before `ask.latest`.

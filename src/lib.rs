@@ -41,7 +41,7 @@ pub mod retry_after;
 pub mod state;
 
 #[cfg(target_arch = "wasm32")]
-mod web;
+pub mod web;
 
 pub use budget::{Budget, Priority};
 pub use classify::{Observed, OperationKind};

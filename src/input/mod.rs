@@ -5,9 +5,13 @@
 //! `NaN` — comes back as an [`InvalidOption`] that names the field, instead of a
 //! generic deserializer message.
 
+mod de;
+
 use core::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self as serde_de, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+pub use de::LooseError;
 
 /// A JSON-like value with no opinion about what it should be yet.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -20,6 +24,8 @@ pub enum Loose {
     Text(String),
     List(Vec<Loose>),
     Map(Vec<(String, Loose)>),
+    /// Something no JSON holds (a function, a symbol, a BigInt); the text says which.
+    Other(&'static str),
 }
 
 impl Loose {
@@ -32,7 +38,13 @@ impl Loose {
             Loose::Text(_) => "a string",
             Loose::List(_) => "an array",
             Loose::Map(_) => "an object",
+            Loose::Other(kind) => kind,
         }
+    }
+
+    /// Reads a deserializable type (a replay spec, a saved state) out of this value.
+    pub fn read<'a, T: Deserialize<'a>>(&'a self) -> Result<T, LooseError> {
+        T::deserialize(self)
     }
 
     /// The entries of an object; `Absent` reads as an empty object.
@@ -65,28 +77,28 @@ impl<'de> Visitor<'de> for LooseVisitor {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON-like value")
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Loose, E> {
+    fn visit_bool<E: serde_de::Error>(self, v: bool) -> Result<Loose, E> {
         Ok(Loose::Bool(v))
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Loose, E> {
+    fn visit_i64<E: serde_de::Error>(self, v: i64) -> Result<Loose, E> {
         Ok(Loose::Number(v as f64))
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Loose, E> {
+    fn visit_u64<E: serde_de::Error>(self, v: u64) -> Result<Loose, E> {
         Ok(Loose::Number(v as f64))
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Loose, E> {
+    fn visit_f64<E: serde_de::Error>(self, v: f64) -> Result<Loose, E> {
         Ok(Loose::Number(v))
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Loose, E> {
+    fn visit_str<E: serde_de::Error>(self, v: &str) -> Result<Loose, E> {
         Ok(Loose::Text(v.to_owned()))
     }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Loose, E> {
+    fn visit_string<E: serde_de::Error>(self, v: String) -> Result<Loose, E> {
         Ok(Loose::Text(v))
     }
-    fn visit_none<E: de::Error>(self) -> Result<Loose, E> {
+    fn visit_none<E: serde_de::Error>(self) -> Result<Loose, E> {
         Ok(Loose::Absent)
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Loose, E> {
+    fn visit_unit<E: serde_de::Error>(self) -> Result<Loose, E> {
         Ok(Loose::Absent)
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Loose, D::Error> {

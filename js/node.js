@@ -1,0 +1,10 @@
+// Node entry: the wasm module is read from the package, synchronously, at import.
+import { readFileSync } from "node:fs";
+import { initSync, setErrorClass } from "../pkg/retryline.js";
+import { RetryError } from "./retry-error.js";
+
+initSync({ module: readFileSync(new URL("../pkg/retryline_bg.wasm", import.meta.url)) });
+setErrorClass(RetryError);
+
+export { RetryClient, Budget, replay } from "../pkg/retryline.js";
+export { RetryError };

@@ -1,0 +1,156 @@
+//! `RetryClient`: drives the core's [`Operation`] with real requests and timers.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+use web_sys::{AbortSignal, Response};
+
+use super::abort::AbortWatch;
+use super::clock;
+use super::error::{retry_error, Failure};
+use super::fetch::{self, Fetcher};
+use super::options::{CallOptions, ClientOptions};
+use super::request::RequestTemplate;
+use super::timer;
+use super::to_js;
+use crate::budget::{Budget, Priority};
+use crate::classify::OperationKind;
+use crate::draw::Draws;
+use crate::machine::{Action, Operation, Start};
+use crate::reason::Reason;
+use crate::redact::redact_url;
+
+/// Wraps `fetch` with a retry policy.
+#[wasm_bindgen(js_name = RetryClient)]
+pub struct RetryClient {
+    core: Rc<Client>,
+}
+
+struct Client {
+    policy: crate::policy::Policy,
+    budget: Rc<RefCell<Budget>>,
+    draws: RefCell<Draws>,
+    fetcher: Fetcher,
+    on_attempt: Option<Function>,
+}
+
+#[wasm_bindgen(js_class = RetryClient)]
+impl RetryClient {
+    /// Validates every option; throws a `TypeError`/`RangeError` naming the field.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<RetryClient, JsValue> {
+        let options = ClientOptions::parse(&options)?;
+        let seed = options.seed.unwrap_or_else(entropy);
+        let client = Client {
+            policy: options.policy,
+            budget: options.budget.unwrap_or_else(|| Rc::new(RefCell::new(Budget::unlimited()))),
+            draws: RefCell::new(Draws::seeded(seed)),
+            fetcher: options.fetcher,
+            on_attempt: options.on_attempt,
+        };
+        Ok(RetryClient { core: Rc::new(client) })
+    }
+
+    /// Like `fetch(input, init)`, with retries; resolves with the successful `Response`
+    /// or rejects with a `RetryError`.
+    pub fn fetch(&self, input: JsValue, init: JsValue, options: JsValue) -> Promise {
+        let core = self.core.clone();
+        future_to_promise(async move { core.run(input, init, options).await })
+    }
+}
+
+/// A seed from `getrandom`, or from the clocks if it has no source.
+fn entropy() -> u64 {
+    let mut bytes = [0u8; 8];
+    match getrandom::getrandom(&mut bytes) {
+        Ok(()) => u64::from_le_bytes(bytes),
+        Err(_) => clock::wall_now() ^ clock::now().rotate_left(32),
+    }
+}
+
+/// `scheme://host[:port]` of a URL, the default scope.
+fn origin(url: &str) -> String {
+    web_sys::Url::new(url).map(|u| u.origin()).unwrap_or_else(|_| url.to_owned())
+}
+
+impl Client {
+    async fn run(&self, input: JsValue, init: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+        let call = CallOptions::parse(&options, &self.policy)?;
+        let template = RequestTemplate::new(&input, &init).await?;
+        let mut signals: Vec<AbortSignal> = vec![template.signal()];
+        signals.extend(call.signal.clone());
+        let abort = AbortWatch::new(signals);
+
+        let kind = call.operation.unwrap_or_else(|| OperationKind::from_method(&template.method));
+        let start = Start {
+            policy: call.policy,
+            kind,
+            priority: call.priority.unwrap_or(Priority::for_kind(kind)),
+            scope: call.scope.unwrap_or_else(|| origin(&template.url)),
+            weight: call.weight,
+            key: call.key,
+            method: Some(template.method.clone()),
+            url: Some(template.url.clone()),
+        };
+        let mut op = Operation::begin(start, clock::now(), clock::wall_now());
+        let mut reported = 0;
+        let mut last_response: Option<Response> = None;
+        let mut action = op.start(clock::now(), &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut());
+        loop {
+            self.report(&op, &mut reported);
+            action = match action {
+                Action::Send { timeout_ms, .. } => {
+                    let attempt = fetch::send(&self.fetcher, &template, timeout_ms, &abort).await;
+                    if attempt.response.is_some() {
+                        last_response = attempt.response;
+                    }
+                    let (now, wall) = (clock::now(), clock::wall_now());
+                    op.on_outcome(now, wall, &attempt.outcome, &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut())
+                }
+                Action::Sleep { until } => {
+                    let slept = timer::sleep(until.saturating_sub(clock::now()), &abort).await;
+                    let mut budget = self.budget.borrow_mut();
+                    if slept {
+                        op.on_wake(clock::now(), &mut budget)
+                    } else {
+                        Action::Stop(op.abort(clock::now(), &mut budget))
+                    }
+                }
+                Action::Stop(stop) if stop.reason == Reason::Success => {
+                    return Ok(last_response.map(JsValue::from).unwrap_or(JsValue::UNDEFINED));
+                }
+                Action::Stop(stop) => {
+                    let url = op.records().first().and_then(|r| r.url.clone()).unwrap_or_else(|| redact_url(&template.url));
+                    return Err(retry_error(Failure {
+                        stop,
+                        method: &template.method,
+                        url: Some(&url),
+                        key: op.key(),
+                        response: last_response.map(JsValue::from),
+                        records: op.records(),
+                        records_js: to_js(op.records())?,
+                    }));
+                }
+            };
+        }
+    }
+
+    /// Hands each record made since the last call to `onAttempt`.
+    fn report(&self, op: &Operation, reported: &mut usize) {
+        let records = op.records();
+        let Some(callback) = &self.on_attempt else {
+            *reported = records.len();
+            return;
+        };
+        for record in records.iter().skip(*reported) {
+            if let Ok(value) = to_js(record) {
+                // A throwing callback must not break the operation it observes.
+                let _ = callback.call1(&JsValue::UNDEFINED, &value);
+            }
+        }
+        *reported = records.len();
+    }
+}

@@ -1,0 +1,42 @@
+//! The two clocks: monotonic time for waits and deadlines, wall time for durable
+//! expiry and HTTP-dates.
+//!
+//! `performance.now()` is monotonic in browsers and Node; in workerd it is coarse and
+//! only advances across I/O. Either way the value handed to the core never goes
+//! backwards: the last reading is kept and the larger one wins.
+
+use std::cell::Cell;
+
+use js_sys::{Date, Function, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+
+thread_local! {
+    static LAST: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Monotonic milliseconds (rounded up, so a timer that fired is never read as early).
+pub fn now() -> u64 {
+    let reading = performance_now().unwrap_or_else(Date::now);
+    let ms = if reading.is_finite() && reading > 0.0 { reading.ceil() as u64 } else { 0 };
+    LAST.with(|last| {
+        let value = last.get().max(ms);
+        last.set(value);
+        value
+    })
+}
+
+/// Wall-clock Unix milliseconds.
+pub fn wall_now() -> u64 {
+    let t = Date::now();
+    if t.is_finite() && t > 0.0 {
+        t as u64
+    } else {
+        0
+    }
+}
+
+fn performance_now() -> Option<f64> {
+    let performance = Reflect::get(&js_sys::global(), &JsValue::from_str("performance")).ok()?;
+    let now: Function = Reflect::get(&performance, &JsValue::from_str("now")).ok()?.dyn_into().ok()?;
+    now.call0(&performance).ok()?.as_f64()
+}

@@ -1,0 +1,93 @@
+//! Errors handed to JavaScript: `TypeError`/`RangeError` for bad options, `RetryError`
+//! when an operation stops without success.
+
+use std::cell::RefCell;
+
+use js_sys::{Array, Function, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::input::{ErrorClass, InvalidOption};
+use crate::reason::{Reason, Stop};
+use crate::record::wire_requests;
+use crate::AttemptRecord;
+
+thread_local! {
+    static RETRY_ERROR: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Registers the `RetryError` class (the package entry does this once, at load).
+#[wasm_bindgen(js_name = setErrorClass, skip_typescript)]
+pub fn set_error_class(class: Function) {
+    RETRY_ERROR.with(|c| *c.borrow_mut() = Some(class));
+}
+
+/// `TypeError` or `RangeError` for an invalid option; `context` names where it was given.
+pub fn invalid(context: &str, error: &InvalidOption) -> JsValue {
+    let message = format!("{context}: {error}");
+    match error.class() {
+        ErrorClass::TypeError => js_sys::TypeError::new(&message).into(),
+        ErrorClass::RangeError => js_sys::RangeError::new(&message).into(),
+    }
+}
+
+pub fn type_error(message: &str) -> JsValue {
+    js_sys::TypeError::new(message).into()
+}
+
+/// What an operator needs to read a `RetryError` without opening the records.
+fn explain(reason: Reason) -> &'static str {
+    match reason {
+        Reason::NonRetryable => "the response says repeating cannot help",
+        Reason::Attempts => "every allowed attempt was used",
+        Reason::Deadline => "the next attempt could not finish before the deadline",
+        Reason::ProviderWait => "the provider's required wait does not fit before the deadline",
+        Reason::Budget => "the shared budget has no room before the deadline",
+        Reason::Banned => "the provider has banned this scope",
+        Reason::RateLimited => "throttled again after the provider's wait was honoured",
+        Reason::UnknownOutcome => "the order may have executed; reconcile it, do not resubmit",
+        Reason::Aborted => "the caller aborted",
+        Reason::Success | Reason::Retryable | Reason::Throttled => "",
+    }
+}
+
+/// Everything a `RetryError` carries.
+pub struct Failure<'a> {
+    pub stop: Stop,
+    pub method: &'a str,
+    pub url: Option<&'a str>,
+    pub key: Option<&'a str>,
+    pub response: Option<JsValue>,
+    pub records: &'a [AttemptRecord],
+    pub records_js: JsValue,
+}
+
+/// A `RetryError` (or, before the class is registered, an `Error` shaped like one).
+pub fn retry_error(failure: Failure) -> JsValue {
+    let reason = failure.stop.reason.as_str();
+    let sent = wire_requests(failure.records);
+    let plural = if sent == 1 { "" } else { "s" };
+    let message = format!(
+        "{} {}: {reason} after {sent} request{plural}: {}",
+        failure.method,
+        failure.url.unwrap_or(""),
+        explain(failure.stop.reason)
+    );
+    let details = Object::new();
+    let response = failure.response.unwrap_or(JsValue::UNDEFINED);
+    let _ = Reflect::set(&details, &"response".into(), &response);
+    let _ = Reflect::set(&details, &"records".into(), &failure.records_js);
+    if let Some(key) = failure.key {
+        let _ = Reflect::set(&details, &"key".into(), &key.into());
+    }
+    let args = Array::of3(&reason.into(), &message.clone().into(), &details);
+    let class = RETRY_ERROR.with(|c| c.borrow().clone());
+    if let Some(error) = class.and_then(|class| Reflect::construct(&class, &args).ok()) {
+        return error;
+    }
+    let error = js_sys::Error::new(&message);
+    error.set_name("RetryError");
+    let _ = Reflect::set(&error, &"reason".into(), &reason.into());
+    let _ = Reflect::set(&error, &"response".into(), &response);
+    let _ = Reflect::set(&error, &"records".into(), &failure.records_js);
+    error.into()
+}

@@ -1,0 +1,175 @@
+//! Options from JavaScript, validated at the boundary: every mistake throws a
+//! `TypeError` or `RangeError` that names its field, and nothing is half-applied.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::Function;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::AbortSignal;
+
+use super::budget;
+use super::error::invalid;
+use super::fetch::Fetcher;
+use super::value::{field, keys, loose};
+use crate::budget::{Budget, Priority};
+use crate::classify::OperationKind;
+use crate::input::{millis, name, whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
+use crate::policy::Policy;
+
+/// The most tokens one request may weigh.
+const MAX_WEIGHT: u64 = 1_000_000;
+
+/// `new RetryClient(options)`.
+pub struct ClientOptions {
+    pub policy: Policy,
+    pub budget: Option<Rc<RefCell<Budget>>>,
+    pub seed: Option<u64>,
+    pub fetcher: Fetcher,
+    pub on_attempt: Option<Function>,
+}
+
+/// The third argument of `client.fetch(input, init, options)`.
+pub struct CallOptions {
+    pub policy: Policy,
+    pub operation: Option<OperationKind>,
+    pub priority: Option<Priority>,
+    pub key: Option<String>,
+    pub scope: Option<String>,
+    pub weight: u32,
+    pub signal: Option<AbortSignal>,
+}
+
+fn wrong_type(field: &str, expected: &'static str, value: &JsValue) -> InvalidOption {
+    InvalidOption::new(field, Problem::WrongType { expected, found: loose(value).kind() })
+}
+
+fn function(field_name: &str, value: &JsValue) -> Result<Option<Function>, InvalidOption> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value.dyn_ref::<Function>().cloned().map(Some).ok_or_else(|| wrong_type(field_name, "a function", value))
+}
+
+fn object_fields(options: &JsValue) -> Result<Vec<String>, InvalidOption> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(Vec::new());
+    }
+    if !options.is_object() || js_sys::Array::is_array(options) {
+        return Err(wrong_type("options", "an object", options));
+    }
+    Ok(keys(options))
+}
+
+impl ClientOptions {
+    pub fn parse(options: &JsValue) -> Result<ClientOptions, JsValue> {
+        Self::read(options).map_err(|e| invalid("RetryClient", &e))
+    }
+
+    fn read(options: &JsValue) -> Result<ClientOptions, InvalidOption> {
+        let mut parsed =
+            ClientOptions { policy: Policy::default(), budget: None, seed: None, fetcher: Fetcher::Global, on_attempt: None };
+        for key in object_fields(options)? {
+            let value = field(options, &key);
+            match key.as_str() {
+                "policy" => parsed.policy = Policy::from_options(&loose(&value)).map_err(|e| e.within("policy"))?,
+                "budget" if value.is_undefined() => {}
+                "budget" => {
+                    parsed.budget =
+                        Some(budget::shared(&value).ok_or_else(|| wrong_type("budget", "a Budget (new Budget())", &value))?)
+                }
+                "seed" => parsed.seed = seed(&loose(&value))?,
+                "fetch" => {
+                    if let Some(f) = function("fetch", &value)? {
+                        parsed.fetcher = Fetcher::Given(f);
+                    }
+                }
+                "onAttempt" => parsed.on_attempt = function("onAttempt", &value)?,
+                _ => return Err(InvalidOption::new(&key, Problem::UnknownField)),
+            }
+        }
+        if matches!(parsed.fetcher, Fetcher::Global) && !field(&js_sys::global(), "fetch").is_function() {
+            return Err(InvalidOption::new("fetch", Problem::WrongType { expected: "a function (there is no global fetch)", found: "undefined" }));
+        }
+        Ok(parsed)
+    }
+}
+
+fn seed(value: &Loose) -> Result<Option<u64>, InvalidOption> {
+    match value {
+        Loose::Absent => Ok(None),
+        other => whole("seed", other, 0, MAX_SAFE_INTEGER).map(Some),
+    }
+}
+
+impl CallOptions {
+    pub fn parse(options: &JsValue, policy: &Policy) -> Result<CallOptions, JsValue> {
+        Self::read(options, policy).map_err(|e| invalid("fetch options", &e))
+    }
+
+    fn read(options: &JsValue, policy: &Policy) -> Result<CallOptions, InvalidOption> {
+        let mut call = CallOptions {
+            policy: policy.clone(),
+            operation: None,
+            priority: None,
+            key: None,
+            scope: None,
+            weight: 1,
+            signal: None,
+        };
+        let mut deadline = None;
+        for key in object_fields(options)? {
+            let value = field(options, &key);
+            let given = loose(&value);
+            if given == Loose::Absent {
+                continue;
+            }
+            match key.as_str() {
+                "policy" => call.policy = policy.with_options(&given).map_err(|e| e.within("policy"))?,
+                "operation" => call.operation = Some(operation(&given)?),
+                "priority" => call.priority = Some(priority(&given)?),
+                "key" => call.key = Some(name("key", &given)?),
+                "scope" => call.scope = Some(name("scope", &given)?),
+                "weight" => call.weight = whole("weight", &given, 1, MAX_WEIGHT)? as u32,
+                "deadlineMs" => deadline = Some(millis("deadlineMs", &given)?),
+                "signal" => {
+                    let signal = value.dyn_into::<AbortSignal>().map_err(|v| wrong_type("signal", "an AbortSignal", &v))?;
+                    call.signal = Some(signal);
+                }
+                _ => return Err(InvalidOption::new(&key, Problem::UnknownField)),
+            }
+        }
+        if let Some(ms) = deadline {
+            // The call's deadline replaces the policy's, under the same checks.
+            let only_deadline = Loose::Map(vec![("deadlineMs".to_owned(), Loose::Number(ms as f64))]);
+            call.policy = call.policy.with_options(&only_deadline).map_err(|e| match e.problem {
+                Problem::LongerThanDeadline => InvalidOption::new("deadlineMs", Problem::TooSmall { min: call.policy.attempt_timeout_ms() }),
+                _ => e,
+            })?;
+        }
+        Ok(call)
+    }
+}
+
+fn operation(value: &Loose) -> Result<OperationKind, InvalidOption> {
+    let unknown = || InvalidOption::new("operation", Problem::UnknownName { allowed: "\"read\", \"idempotent\", \"order\"" });
+    match crate::input::text("operation", value)? {
+        "read" => Ok(OperationKind::Read),
+        "idempotent" => Ok(OperationKind::Idempotent),
+        "order" => Ok(OperationKind::Order),
+        _ => Err(unknown()),
+    }
+}
+
+fn priority(value: &Loose) -> Result<Priority, InvalidOption> {
+    let unknown = || {
+        InvalidOption::new("priority", Problem::UnknownName { allowed: "\"reconcile\", \"order\", \"read\", \"refresh\"" })
+    };
+    match crate::input::text("priority", value)? {
+        "reconcile" => Ok(Priority::Reconcile),
+        "order" => Ok(Priority::Order),
+        "read" => Ok(Priority::Read),
+        "refresh" => Ok(Priority::Refresh),
+        _ => Err(unknown()),
+    }
+}
