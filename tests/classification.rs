@@ -1,4 +1,5 @@
 //! The default classification table of DESIGN.md §2, per operation kind.
+#![cfg(not(target_arch = "wasm32"))]
 
 use retryline::classify::classify;
 use retryline::{Observed, OperationKind as K, Policy, Reason as R};

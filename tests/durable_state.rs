@@ -1,4 +1,5 @@
 //! Snapshot and restore: attempt counts and the absolute expiry survive a restart.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

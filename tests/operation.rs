@@ -1,4 +1,5 @@
 //! The machine driven by hand, as the shell drives it: late wakes, aborts, shared scopes.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! Every bad option comes back as an error that names its field (DESIGN.md §3).
+#![cfg(not(target_arch = "wasm32"))]
 
 use retryline::input::ErrorClass;
 use retryline::{InvalidOption, Jitter, Loose, Policy, Problem};

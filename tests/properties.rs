@@ -1,4 +1,5 @@
 //! Properties over thousands of random schedules.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

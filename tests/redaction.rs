@@ -1,4 +1,5 @@
 //! Records may be read by anyone operating the system: no credential reaches them.
+#![cfg(not(target_arch = "wasm32"))]
 
 use retryline::redact::redact_url;
 

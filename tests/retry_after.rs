@@ -3,6 +3,7 @@
 //! §10.2.3: `Retry-After = HTTP-date / delay-seconds`, `delay-seconds = 1*DIGIT`.
 //! §5.6.7: a recipient MUST accept all three HTTP-date forms — IMF-fixdate, the
 //! obsolete RFC 850 form and ANSI C's asctime() form.
+#![cfg(not(target_arch = "wasm32"))]
 
 use retryline::retry_after::{http_date_ms, parse, ProviderWait, RetryAfterForm as F};
 

@@ -1,4 +1,5 @@
 //! How operations stop: each limit, each provider instruction, each operation kind.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

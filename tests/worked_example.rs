@@ -1,4 +1,5 @@
 //! The reference article's 12-second read budget, replayed exactly (DESIGN.md §3).
+#![cfg(not(target_arch = "wasm32"))]
 
 use retryline::{replay, Decision, Observed, Reason, ReplaySpec};
 use serde_json::json;

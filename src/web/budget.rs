@@ -40,7 +40,10 @@ impl SharedBudget {
 
     /// Each scope: holds and bans with their ends (wall-clock ms) and what remains of them.
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
-        let scopes = self.shared.borrow().snapshot(clock::now(), clock::wall_now());
+        let scopes = self
+            .shared
+            .borrow()
+            .snapshot(clock::now(), clock::wall_now());
         to_js(&scopes)
     }
 

@@ -46,12 +46,16 @@ impl RetryClient {
         let seed = options.seed.unwrap_or_else(entropy);
         let client = Client {
             policy: options.policy,
-            budget: options.budget.unwrap_or_else(|| Rc::new(RefCell::new(Budget::unlimited()))),
+            budget: options
+                .budget
+                .unwrap_or_else(|| Rc::new(RefCell::new(Budget::unlimited()))),
             draws: RefCell::new(Draws::seeded(seed)),
             fetcher: options.fetcher,
             on_attempt: options.on_attempt,
         };
-        Ok(RetryClient { core: Rc::new(client) })
+        Ok(RetryClient {
+            core: Rc::new(client),
+        })
     }
 
     /// Like `fetch(input, init)`, with retries; resolves with the successful `Response`
@@ -73,18 +77,27 @@ fn entropy() -> u64 {
 
 /// `scheme://host[:port]` of a URL, the default scope.
 fn origin(url: &str) -> String {
-    web_sys::Url::new(url).map(|u| u.origin()).unwrap_or_else(|_| url.to_owned())
+    web_sys::Url::new(url)
+        .map(|u| u.origin())
+        .unwrap_or_else(|_| url.to_owned())
 }
 
 impl Client {
-    async fn run(&self, input: JsValue, init: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    async fn run(
+        &self,
+        input: JsValue,
+        init: JsValue,
+        options: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let call = CallOptions::parse(&options, &self.policy)?;
         let template = RequestTemplate::new(&input, &init).await?;
         let mut signals: Vec<AbortSignal> = vec![template.signal()];
         signals.extend(call.signal.clone());
         let abort = AbortWatch::new(signals);
 
-        let kind = call.operation.unwrap_or_else(|| OperationKind::from_method(&template.method));
+        let kind = call
+            .operation
+            .unwrap_or_else(|| OperationKind::from_method(&template.method));
         let start = Start {
             policy: call.policy,
             kind,
@@ -98,7 +111,11 @@ impl Client {
         let mut op = Operation::begin(start, clock::now(), clock::wall_now());
         let mut reported = 0;
         let mut last_response: Option<Response> = None;
-        let mut action = op.start(clock::now(), &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut());
+        let mut action = op.start(
+            clock::now(),
+            &mut self.draws.borrow_mut(),
+            &mut self.budget.borrow_mut(),
+        );
         loop {
             self.report(&op, &mut reported);
             action = match action {
@@ -108,7 +125,13 @@ impl Client {
                         last_response = attempt.response;
                     }
                     let (now, wall) = (clock::now(), clock::wall_now());
-                    op.on_outcome(now, wall, &attempt.outcome, &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut())
+                    op.on_outcome(
+                        now,
+                        wall,
+                        &attempt.outcome,
+                        &mut self.draws.borrow_mut(),
+                        &mut self.budget.borrow_mut(),
+                    )
                 }
                 Action::Sleep { until } => {
                     let slept = timer::sleep(until.saturating_sub(clock::now()), &abort).await;
@@ -120,10 +143,16 @@ impl Client {
                     }
                 }
                 Action::Stop(stop) if stop.reason == Reason::Success => {
-                    return Ok(last_response.map(JsValue::from).unwrap_or(JsValue::UNDEFINED));
+                    return Ok(last_response
+                        .map(JsValue::from)
+                        .unwrap_or(JsValue::UNDEFINED));
                 }
                 Action::Stop(stop) => {
-                    let url = op.records().first().and_then(|r| r.url.clone()).unwrap_or_else(|| redact_url(&template.url));
+                    let url = op
+                        .records()
+                        .first()
+                        .and_then(|r| r.url.clone())
+                        .unwrap_or_else(|| redact_url(&template.url));
                     return Err(retry_error(Failure {
                         stop,
                         method: &template.method,

@@ -8,7 +8,7 @@
 mod abort;
 mod budget;
 mod client;
-mod clock;
+pub mod clock;
 mod error;
 mod fetch;
 mod latch;

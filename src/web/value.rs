@@ -66,14 +66,18 @@ pub fn field(object: &JsValue, name: &str) -> JsValue {
 /// The own enumerable keys of an options object.
 pub fn keys(object: &JsValue) -> Vec<String> {
     match object.dyn_ref::<Object>() {
-        Some(o) => Object::keys(o).iter().filter_map(|k| k.as_string()).collect(),
+        Some(o) => Object::keys(o)
+            .iter()
+            .filter_map(|k| k.as_string())
+            .collect(),
         None => Vec::new(),
     }
 }
 
 /// `new globalThis[class](...args)`, as JavaScript would call it; throws what the constructor throws.
 pub fn construct(class: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
-    let constructor: js_sys::Function = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str(class))?.dyn_into()?;
+    let constructor: js_sys::Function =
+        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str(class))?.dyn_into()?;
     let list: Array = args.iter().copied().collect();
     js_sys::Reflect::construct(&constructor, &list)
 }

@@ -1,0 +1,181 @@
+// Type declarations for retryline. One import on every runtime, no init():
+//   import { RetryClient, RetryError, Budget, replay } from "retryline";
+
+/** How a delay is drawn from its backoff window `min(maxDelayMs, baseDelayMs × 2^n)`. */
+export type Jitter = "full" | "equal" | "decorrelated" | "none";
+
+/** Retry policy. Every field is optional; invalid values throw a TypeError/RangeError naming the field. */
+export interface Policy {
+  /** Window of the first retry, ms. Default 500. */
+  baseDelayMs?: number;
+  /** Cap on every window, ms; must be ≥ baseDelayMs. Default 4000. */
+  maxDelayMs?: number;
+  /** Default "full": uniform over [0, window]. */
+  jitter?: Jitter;
+  /** Total requests, including the initial one (1–10000). Default 3. */
+  maxAttempts?: number;
+  /** Bound on one request — connect, headers and body — enforced with an AbortController. Default 10000. */
+  attemptTimeoutMs?: number;
+  /** The operation's expiry, measured from its start; must be ≥ attemptTimeoutMs. Default 30000. */
+  deadlineMs?: number;
+  /** Statuses worth another attempt. Default [408, 429, 500, 502, 503, 504]. */
+  retryOn?: number[];
+  /** Extra random spread (≥ 0) after a provider's Retry-After boundary, so clients don't return together. Default 0. */
+  retryAfterSpreadMs?: number;
+}
+
+/** What a request could change. Default from the method: GET/HEAD/OPTIONS → "read", others → "order". */
+export type Operation = "read" | "idempotent" | "order";
+
+/** Who goes first when a shared budget is short. Default from the operation: orders → "order", others → "read". */
+export type Priority = "reconcile" | "order" | "read" | "refresh";
+
+/** Why an operation stopped without a successful response. */
+export type RetryReason =
+  | "non-retryable"
+  | "attempts"
+  | "deadline"
+  | "provider-wait"
+  | "budget"
+  | "banned"
+  | "rate-limited"
+  | "unknown-outcome"
+  | "aborted";
+
+/** One attempt, sent or refused. Times are ms since the operation started. */
+export interface AttemptRecord {
+  /** 1 for the initial request; a refused proposal has the number it would have had. */
+  attempt: number;
+  decision: "sent" | "refused";
+  operation: Operation;
+  key: string | null;
+  scope: string | null;
+  method: string | null;
+  /** Redacted: no credentials, no secret query values (signature, apiKey, token, …), no fragment. Never headers. */
+  url: string | null;
+  decidedAtMs: number;
+  /** When it started (sent) or would have started (refused). */
+  startMs: number;
+  /** When it ended (sent) or when its full timeout would have ended (refused). */
+  endMs: number | null;
+  outcome: "response" | "timeout" | "network-error" | "aborted" | "interrupted" | null;
+  status: number | null;
+  /** The backoff window of the wait before this attempt (null before the initial request). */
+  windowMs: number | null;
+  /** The delay drawn from that window. */
+  sampledDelayMs: number | null;
+  /** The provider's minimum still to wait (Retry-After, scope hold) when the wait was planned. */
+  providerWaitMs: number;
+  /** How the Retry-After behind providerWaitMs was read. */
+  retryAfter: "seconds" | "date" | "unparseable" | "clamped" | null;
+  /** Wait imposed by the shared budget. */
+  budgetWaitMs: number;
+  /** max(provider minimum, draw, budget wait) + spread: the wait before this attempt. */
+  plannedWaitMs: number;
+  /** Time left before the deadline when the decision was made. */
+  remainingMs: number;
+  /** Sent: what the outcome meant ("success", "retryable", "throttled", …). Refused: why. */
+  reason: RetryReason | "success" | "retryable" | "throttled" | null;
+}
+
+export interface ClientOptions {
+  /** Defaults for every call. */
+  policy?: Policy;
+  /** A budget shared with other clients. Default: a private budget (holds and bans still apply to this client). */
+  budget?: Budget;
+  /** Seed for reproducible jitter. Default: random (crypto.getRandomValues). */
+  seed?: number;
+  /** The fetch to wrap. Default: globalThis.fetch, looked up at each call. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Called once with each finished record. Exceptions it throws are ignored. */
+  onAttempt?: (record: AttemptRecord) => void;
+}
+
+export interface CallOptions {
+  operation?: Operation;
+  priority?: Priority;
+  /** The operation's identity, e.g. the client order id you also send to the exchange. */
+  key?: string;
+  /** Overrides policy.deadlineMs for this call (ms from now). */
+  deadlineMs?: number;
+  /** Where provider limits apply. Default: the URL origin. */
+  scope?: string;
+  /** Budget tokens each attempt spends (1–1000000). Default 1. */
+  weight?: number;
+  /** Aborts a pending backoff at once and the request in flight. `init.signal` works too. */
+  signal?: AbortSignal;
+  /** Overrides of the client's policy for this call. */
+  policy?: Policy;
+}
+
+export class RetryClient {
+  /** @throws {TypeError | RangeError} naming the invalid field. */
+  constructor(options?: ClientOptions);
+  /**
+   * Like `fetch(input, init)`, with retries. Resolves with the successful (2xx/3xx) Response, its
+   * body already read within the attempt timeout; rejects with a {@link RetryError} otherwise.
+   */
+  fetch(input: RequestInfo | URL, init?: RequestInit, options?: CallOptions): Promise<Response>;
+  /** Releases the client's memory in the wasm instance (optional; garbage collection does it too). */
+  free(): void;
+}
+
+export class RetryError extends Error {
+  constructor(reason: RetryReason, message: string, details?: { response?: Response; records?: AttemptRecord[]; key?: string });
+  readonly name: "RetryError";
+  readonly reason: RetryReason;
+  /** The last response, if one arrived. */
+  readonly response: Response | undefined;
+  readonly records: AttemptRecord[];
+  readonly key?: string;
+}
+
+/** One scope of a budget, as `budget.snapshot()` describes it. Ends are wall-clock Unix ms. */
+export interface ScopeSnapshot {
+  scope: string;
+  heldUntil: number | null;
+  holdRemainingMs: number;
+  bannedUntil: number | null;
+  banRemainingMs: number;
+}
+
+/** Limits shared by every client that holds it: provider holds and bans per scope. */
+export class Budget {
+  constructor();
+  snapshot(): ScopeSnapshot[];
+  free(): void;
+}
+
+export interface ScriptedOutcome {
+  /** When the response (or the failure) arrives, ms after sending. Default 0. Longer than the attempt timeout: a timeout. */
+  afterMs?: number;
+  /** Default 200. */
+  status?: number;
+  /** The Retry-After header as sent on the wire (or a number of seconds). */
+  retryAfter?: string | number;
+  /** The response's Date header. */
+  date?: string;
+  error?: "timeout" | "network-error";
+}
+
+export interface ReplaySpec {
+  policy?: Policy;
+  operation?: Operation;
+  /** Seeds the draws that follow the scripted ones. Default 0. */
+  seed?: number;
+  /** Sampled delays in ms, one per retry proposal (a refused proposal consumes one too). */
+  draws?: number[];
+  /** One per request sent; a missing one is a 200 after 0 ms. */
+  outcomes?: ScriptedOutcome[];
+  /** Wall clock (Unix ms) at virtual time 0, for HTTP-dates. Default 2026-01-01T00:00:00Z. */
+  wallClockMs?: number;
+}
+
+export interface ReplayReport {
+  wireRequests: number;
+  records: AttemptRecord[];
+  stop: { reason: RetryReason | "success"; atMs: number };
+}
+
+/** Runs the same engine as RetryClient.fetch on a virtual clock. */
+export function replay(spec: ReplaySpec): ReplayReport;
