@@ -1,11 +1,16 @@
-//! Prints the reference article's worked example, replayed by the core, as a table.
-//! Run: `cargo run --example worked_example`
+//! Prints the reference article's worked example, replayed by the core, as a table
+//! (or, with `--json`, as the report JSON the JavaScript `replay` must match).
+//! Run: `cargo run --example worked_example [-- --json]`
 
 use retryline::{replay, Decision, ReplaySpec};
 
 fn main() -> Result<(), serde_json::Error> {
     let spec: ReplaySpec = serde_json::from_str(include_str!("worked_example.json"))?;
     let report = replay(spec);
+    if std::env::args().any(|a| a == "--json") {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
     println!(
         "attempt  decision  window/draw   wait    start → end (ms)   outcome            reason"
     );
