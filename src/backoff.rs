@@ -12,10 +12,7 @@ pub const MAX_TIMER_MS: u64 = 2_147_483_647;
 
 /// The backoff window of retry `n` (zero-based), saturating at the cap.
 pub fn window(base_ms: u64, cap_ms: u64, n: u32) -> u64 {
-    let grown = 1u64
-        .checked_shl(n)
-        .and_then(|factor| base_ms.checked_mul(factor))
-        .unwrap_or(u64::MAX);
+    let grown = 1u64.checked_shl(n).and_then(|factor| base_ms.checked_mul(factor)).unwrap_or(u64::MAX);
     grown.min(cap_ms).min(MAX_TIMER_MS)
 }
 
@@ -31,11 +28,7 @@ pub fn window_for(policy: &Policy, n: u32, previous_ms: u64) -> u64 {
     let (base, cap) = (policy.base_delay_ms(), policy.max_delay_ms());
     match policy.jitter() {
         // Decorrelated jitter draws from [base, previous × 3], so that is its window.
-        Jitter::Decorrelated => previous_ms
-            .max(base)
-            .saturating_mul(3)
-            .min(cap)
-            .min(MAX_TIMER_MS),
+        Jitter::Decorrelated => previous_ms.max(base).saturating_mul(3).min(cap).min(MAX_TIMER_MS),
         _ => window(base, cap, n),
     }
 }
@@ -52,8 +45,5 @@ pub fn sample(policy: &Policy, n: u32, previous_ms: u64, rng: &mut Rng) -> Step 
         Jitter::Decorrelated => rng.between(policy.base_delay_ms().min(window_ms), window_ms),
         Jitter::None => window_ms,
     };
-    Step {
-        window_ms,
-        delay_ms: delay_ms.min(MAX_TIMER_MS),
-    }
+    Step { window_ms, delay_ms: delay_ms.min(MAX_TIMER_MS) }
 }

@@ -30,10 +30,7 @@ pub enum OperationKind {
 impl OperationKind {
     /// GET, HEAD and OPTIONS are reads; every other method is an order unless the caller says otherwise.
     pub fn from_method(method: &str) -> OperationKind {
-        if ["GET", "HEAD", "OPTIONS"]
-            .iter()
-            .any(|m| m.eq_ignore_ascii_case(method))
-        {
+        if ["GET", "HEAD", "OPTIONS"].iter().any(|m| m.eq_ignore_ascii_case(method)) {
             OperationKind::Read
         } else {
             OperationKind::Order
@@ -65,9 +62,7 @@ pub enum Observed {
 pub fn classify(kind: OperationKind, observed: Observed, status: u16, retry_on: &[u16]) -> Reason {
     match observed {
         Observed::Aborted => Reason::Aborted,
-        Observed::Timeout | Observed::NetworkError | Observed::Interrupted if kind.is_order() => {
-            Reason::UnknownOutcome
-        }
+        Observed::Timeout | Observed::NetworkError | Observed::Interrupted if kind.is_order() => Reason::UnknownOutcome,
         Observed::Timeout | Observed::NetworkError | Observed::Interrupted => Reason::Retryable,
         Observed::Response => classify_status(kind, status, retry_on),
     }
@@ -80,9 +75,7 @@ fn classify_status(kind: OperationKind, status: u16, retry_on: &[u16]) -> Reason
         418 => Reason::Banned,
         429 if listed => Reason::Throttled,
         // A server error on an order is not proof of rejection.
-        _ if kind.is_order() && (status >= 500 || (listed && status != 429)) => {
-            Reason::UnknownOutcome
-        }
+        _ if kind.is_order() && (status >= 500 || (listed && status != 429)) => Reason::UnknownOutcome,
         _ if listed => Reason::Retryable,
         _ => Reason::NonRetryable,
     }

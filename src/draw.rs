@@ -46,20 +46,12 @@ pub struct Draws {
 
 impl Draws {
     pub fn seeded(seed: u64) -> Self {
-        Draws {
-            scripted: Vec::new(),
-            used: 0,
-            rng: Rng::seeded(seed),
-        }
+        Draws { scripted: Vec::new(), used: 0, rng: Rng::seeded(seed) }
     }
 
     /// Scripted delays (ms) are used as given, one per retry proposal, before any random draw.
     pub fn scripted(delays: Vec<u64>, seed: u64) -> Self {
-        Draws {
-            scripted: delays,
-            used: 0,
-            rng: Rng::seeded(seed),
-        }
+        Draws { scripted: delays, used: 0, rng: Rng::seeded(seed) }
     }
 
     /// The next scripted delay, if any are left.

@@ -16,9 +16,7 @@ pub enum Fit {
 
 /// Whether an attempt starting at `start` can run its full timeout before `deadline`.
 pub fn fits(start: u64, timeout_ms: u64, deadline: u64) -> bool {
-    start
-        .checked_add(timeout_ms)
-        .is_some_and(|end| end <= deadline)
+    start.checked_add(timeout_ms).is_some_and(|end| end <= deadline)
 }
 
 /// The last instant an attempt may start.
@@ -34,13 +32,7 @@ pub fn room(start: u64, timeout_ms: u64, deadline: u64) -> u64 {
 /// The check before sleeping. The provider's minimum is tested on its own first: if it
 /// cannot fit, the stop is `provider-wait` (the wait is never shortened to make it fit);
 /// otherwise a local wait (draw, spread) that cannot fit stops with `deadline`.
-pub fn before_sleep(
-    now: u64,
-    provider_ms: u64,
-    local_ms: u64,
-    timeout_ms: u64,
-    deadline: u64,
-) -> Fit {
+pub fn before_sleep(now: u64, provider_ms: u64, local_ms: u64, timeout_ms: u64, deadline: u64) -> Fit {
     if !fits(now.saturating_add(provider_ms), timeout_ms, deadline) {
         Fit::TooLate(Reason::ProviderWait)
     } else if !fits(now.saturating_add(local_ms), timeout_ms, deadline) {

@@ -47,20 +47,10 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn response(status: u16) -> Self {
-        Outcome {
-            observed: Observed::Response,
-            status: Some(status),
-            retry_after: None,
-            date: None,
-        }
+        Outcome { observed: Observed::Response, status: Some(status), retry_after: None, date: None }
     }
     pub fn failure(observed: Observed) -> Self {
-        Outcome {
-            observed,
-            status: None,
-            retry_after: None,
-            date: None,
-        }
+        Outcome { observed, status: None, retry_after: None, date: None }
     }
 }
 
@@ -84,14 +74,8 @@ pub struct Start {
 #[derive(Clone, Debug)]
 pub(crate) enum Phase {
     Idle,
-    Sleeping {
-        until: u64,
-        grant: Grant,
-        record: AttemptRecord,
-    },
-    InFlight {
-        record: AttemptRecord,
-    },
+    Sleeping { until: u64, grant: Grant, record: AttemptRecord },
+    InFlight { record: AttemptRecord, grant: Grant },
     Stopped(Stop),
 }
 
@@ -109,6 +93,8 @@ pub struct Operation {
     pub(crate) previous_delay: u64,
     /// The attempt in flight followed a provider minimum: a second throttle means `rate-limited`.
     pub(crate) after_provider_wait: bool,
+    /// The last attempt timed out: a retry of it costs more of the retry quota.
+    pub(crate) after_timeout: bool,
     pub(crate) unresolved: bool,
     pub(crate) records: Vec<AttemptRecord>,
     pub(crate) phase: Phase,
@@ -137,6 +123,7 @@ impl Operation {
             sent: 0,
             retries_proposed: 0,
             after_provider_wait: false,
+            after_timeout: false,
             unresolved: false,
             records: Vec::new(),
             phase: Phase::Idle,
@@ -160,28 +147,19 @@ impl Operation {
         draws: &mut Draws,
         budget: &mut Budget,
     ) -> Action {
-        let Phase::InFlight { record } = &self.phase else {
+        let Phase::InFlight { record, grant } = &self.phase else {
             return self.pending_action();
         };
-        let mut record = record.clone();
+        let (mut record, grant) = (record.clone(), *grant);
         let status = outcome.status.unwrap_or(0);
-        let mut verdict = classify(
-            self.start.kind,
-            outcome.observed,
-            status,
-            self.start.policy.retry_on(),
-        );
+        let mut verdict = classify(self.start.kind, outcome.observed, status, self.start.policy.retry_on());
         record.end_ms = Some(self.elapsed(now));
         record.outcome = Some(outcome.observed);
         record.status = outcome.status;
         record.reason = Some(verdict);
         self.records.push(record);
-        budget.settle(
-            &self.start.scope,
-            self.sent > 1,
-            verdict == Reason::Success,
-            outcome.observed == Observed::Timeout,
-        );
+        budget.settle(&self.start.scope, grant, verdict == Reason::Success);
+        self.after_timeout = outcome.observed == Observed::Timeout;
 
         let provider = self.provider_wait(now, wall_now, outcome, verdict, budget);
         if verdict == Reason::Throttled && self.after_provider_wait {
@@ -195,29 +173,17 @@ impl Operation {
         if !verdict.proposes_retry() && verdict != Reason::RateLimited {
             return self.stop(now, verdict);
         }
-        let proposal = Proposal {
-            step: Some(self.next_step(draws)),
-            provider,
-        };
+        let proposal = Proposal { step: Some(self.next_step(draws)), provider };
         match verdict {
             Reason::Banned => self.refuse(now, self.proposed_record(now, proposal), Reason::Banned),
-            Reason::RateLimited => self.refuse(
-                now,
-                self.proposed_record(now, proposal),
-                Reason::RateLimited,
-            ),
+            Reason::RateLimited => self.refuse(now, self.proposed_record(now, proposal), Reason::RateLimited),
             _ => self.propose(now, proposal, draws, budget),
         }
     }
 
     /// The timer of a `Sleep` fired: checks the gate again, since time may have been lost.
     pub fn on_wake(&mut self, now: u64, budget: &mut Budget) -> Action {
-        let Phase::Sleeping {
-            until,
-            grant,
-            record,
-        } = &self.phase
-        else {
+        let Phase::Sleeping { until, grant, record } = &self.phase else {
             return self.pending_action();
         };
         let (until, grant, mut record) = (*until, *grant, record.clone());
@@ -226,51 +192,39 @@ impl Operation {
         }
         let scope = self.start.scope.clone();
         if budget.ban_remaining(&scope, now) > 0 {
-            budget.release(&scope, grant, now);
+            budget.release(&scope, grant);
             return self.refuse_on_wake(now, record, Reason::Banned, now);
         }
         let held = budget.hold_remaining(&scope, now);
         if held > 0 {
             // Another operation was throttled meanwhile: its boundary binds this one too.
             let resume = now.saturating_add(held);
-            if !gate::fits(
-                resume,
-                self.start.policy.attempt_timeout_ms(),
-                self.deadline_at,
-            ) {
-                budget.release(&scope, grant, now);
+            if !gate::fits(resume, self.start.policy.attempt_timeout_ms(), self.deadline_at) {
+                budget.release(&scope, grant);
                 return self.refuse_on_wake(now, record, Reason::ProviderWait, resume);
             }
             record.provider_wait_ms = record.provider_wait_ms.max(held);
             record.planned_wait_ms = self.elapsed(resume).saturating_sub(record.decided_at_ms);
-            self.phase = Phase::Sleeping {
-                until: resume,
-                grant,
-                record,
-            };
+            self.phase = Phase::Sleeping { until: resume, grant, record };
             return Action::Sleep { until: resume };
         }
-        if !gate::fits(
-            now,
-            self.start.policy.attempt_timeout_ms(),
-            self.deadline_at,
-        ) {
-            budget.release(&scope, grant, now);
+        if !gate::fits(now, self.start.policy.attempt_timeout_ms(), self.deadline_at) {
+            budget.release(&scope, grant);
             return self.refuse_on_wake(now, record, Reason::Deadline, now);
         }
-        self.send(now, record)
+        self.send(now, record, grant, budget)
     }
 
     /// The caller aborted: a pending sleep is cancelled, an attempt in flight is abandoned.
     pub fn abort(&mut self, now: u64, budget: &mut Budget) -> Stop {
         match std::mem::replace(&mut self.phase, Phase::Idle) {
             Phase::Sleeping { grant, record, .. } => {
-                budget.release(&self.start.scope, grant, now);
+                budget.release(&self.start.scope, grant);
                 if let Action::Stop(stop) = self.refuse(now, record, Reason::Aborted) {
                     return stop;
                 }
             }
-            Phase::InFlight { mut record } => {
+            Phase::InFlight { mut record, .. } => {
                 record.end_ms = Some(self.elapsed(now));
                 record.outcome = Some(Observed::Aborted);
                 record.reason = Some(Reason::Aborted);
@@ -284,10 +238,7 @@ impl Operation {
             }
             Phase::Idle => {}
         }
-        let stop = Stop {
-            reason: Reason::Aborted,
-            at_ms: self.elapsed(now),
-        };
+        let stop = Stop { reason: Reason::Aborted, at_ms: self.elapsed(now) };
         self.phase = Phase::Stopped(stop);
         stop
     }
@@ -336,15 +287,11 @@ impl Operation {
     pub(crate) fn pending_action(&self) -> Action {
         match &self.phase {
             Phase::Sleeping { until, .. } => Action::Sleep { until: *until },
-            Phase::InFlight { record } => Action::Send {
-                attempt: record.attempt,
-                timeout_ms: self.start.policy.attempt_timeout_ms(),
-            },
+            Phase::InFlight { record, .. } => {
+                Action::Send { attempt: record.attempt, timeout_ms: self.start.policy.attempt_timeout_ms() }
+            }
             Phase::Stopped(stop) => Action::Stop(*stop),
-            Phase::Idle => Action::Stop(Stop {
-                reason: Reason::Aborted,
-                at_ms: 0,
-            }),
+            Phase::Idle => Action::Stop(Stop { reason: Reason::Aborted, at_ms: 0 }),
         }
     }
 
@@ -372,10 +319,7 @@ impl Operation {
         verdict: Reason,
         budget: &mut Budget,
     ) -> Option<ProviderWait> {
-        let value = outcome
-            .retry_after
-            .as_deref()
-            .filter(|_| outcome.observed == Observed::Response)?;
+        let value = outcome.retry_after.as_deref().filter(|_| outcome.observed == Observed::Response)?;
         let wait = retry_after::parse(value, outcome.date.as_deref(), wall_now);
         if wait.form != RetryAfterForm::Unparseable {
             let until = now.saturating_add(wait.wait_ms);
@@ -416,13 +360,7 @@ impl Operation {
     }
 
     /// Runs the admission gate on a proposal: send now, sleep first, or refuse.
-    fn propose(
-        &mut self,
-        now: u64,
-        proposal: Proposal,
-        draws: &mut Draws,
-        budget: &mut Budget,
-    ) -> Action {
+    fn propose(&mut self, now: u64, proposal: Proposal, draws: &mut Draws, budget: &mut Budget) -> Action {
         let mut record = self.proposed_record(now, proposal);
         let policy = &self.start.policy;
         let timeout = policy.attempt_timeout_ms();
@@ -433,16 +371,12 @@ impl Operation {
         if budget.ban_remaining(&scope, now) > 0 {
             return self.refuse(now, record, Reason::Banned);
         }
-        let provider = record
-            .provider_wait_ms
-            .max(budget.hold_remaining(&scope, now));
+        let provider = record.provider_wait_ms.max(budget.hold_remaining(&scope, now));
         record.provider_wait_ms = provider;
         let draw = record.sampled_delay_ms.unwrap_or(0);
         let spread = if provider > 0 && provider >= draw {
             let room = gate::room(now.saturating_add(provider), timeout, self.deadline_at);
-            draws
-                .rng()
-                .between(0, policy.retry_after_spread_ms().min(room))
+            draws.rng().between(0, policy.retry_after_spread_ms().min(room))
         } else {
             0
         };
@@ -459,6 +393,7 @@ impl Operation {
             weight: self.start.weight,
             priority: self.start.priority,
             retry: self.sent > 0,
+            after_timeout: self.after_timeout,
             earliest: now.saturating_add(local),
             latest: gate::latest_start(timeout, self.deadline_at),
         };
@@ -470,29 +405,21 @@ impl Operation {
         record.budget_wait_ms = grant.start_at.saturating_sub(now.saturating_add(local));
         record.planned_wait_ms = wait;
         if wait == 0 {
-            return self.send(now, record);
+            return self.send(now, record, grant, budget);
         }
-        self.phase = Phase::Sleeping {
-            until: grant.start_at,
-            grant,
-            record,
-        };
-        Action::Sleep {
-            until: grant.start_at,
-        }
+        self.phase = Phase::Sleeping { until: grant.start_at, grant, record };
+        Action::Sleep { until: grant.start_at }
     }
 
-    fn send(&mut self, now: u64, mut record: AttemptRecord) -> Action {
+    fn send(&mut self, now: u64, mut record: AttemptRecord, grant: Grant, budget: &mut Budget) -> Action {
+        budget.sent(&self.start.scope, grant);
         record.decision = Decision::Sent;
         record.start_ms = self.elapsed(now);
         self.after_provider_wait = record.provider_wait_ms > 0;
         self.sent = self.sent.saturating_add(1);
         let attempt = record.attempt;
-        self.phase = Phase::InFlight { record };
-        Action::Send {
-            attempt,
-            timeout_ms: self.start.policy.attempt_timeout_ms(),
-        }
+        self.phase = Phase::InFlight { record, grant };
+        Action::Send { attempt, timeout_ms: self.start.policy.attempt_timeout_ms() }
     }
 
     /// Refuses a proposal before its wait: it would have started after its planned wait.
@@ -516,30 +443,17 @@ impl Operation {
         self.refuse_at(now, record, reason, would_start)
     }
 
-    fn refuse_at(
-        &mut self,
-        now: u64,
-        mut record: AttemptRecord,
-        reason: Reason,
-        would_start: u64,
-    ) -> Action {
+    fn refuse_at(&mut self, now: u64, mut record: AttemptRecord, reason: Reason, would_start: u64) -> Action {
         record.decision = Decision::Refused;
         record.start_ms = would_start;
-        record.end_ms = Some(
-            record
-                .start_ms
-                .saturating_add(self.start.policy.attempt_timeout_ms()),
-        );
+        record.end_ms = Some(record.start_ms.saturating_add(self.start.policy.attempt_timeout_ms()));
         record.reason = Some(reason);
         self.records.push(record);
         self.stop(now, reason)
     }
 
     fn stop(&mut self, now: u64, reason: Reason) -> Action {
-        let stop = Stop {
-            reason,
-            at_ms: self.elapsed(now),
-        };
+        let stop = Stop { reason, at_ms: self.elapsed(now) };
         self.phase = Phase::Stopped(stop);
         Action::Stop(stop)
     }

@@ -126,14 +126,8 @@ impl Policy {
                 "retryAfterSpreadMs" => p.retry_after_spread_ms = millis(f, value)?,
                 "maxAttempts" => p.max_attempts = whole(f, value, 1, MAX_ATTEMPTS)? as u32,
                 "jitter" => {
-                    p.jitter = Jitter::from_name(text(f, value)?).ok_or_else(|| {
-                        InvalidOption::new(
-                            f,
-                            Problem::UnknownName {
-                                allowed: Jitter::NAMES,
-                            },
-                        )
-                    })?
+                    p.jitter = Jitter::from_name(text(f, value)?)
+                        .ok_or_else(|| InvalidOption::new(f, Problem::UnknownName { allowed: Jitter::NAMES }))?
                 }
                 "retryOn" => p.retry_on = statuses(f, value)?,
                 _ => return Err(InvalidOption::new(f, Problem::UnknownField)),
@@ -154,16 +148,10 @@ impl Policy {
             return Err(InvalidOption::new("maxDelayMs", Problem::BelowBase));
         }
         if self.attempt_timeout_ms > self.deadline_ms {
-            return Err(InvalidOption::new(
-                "attemptTimeoutMs",
-                Problem::LongerThanDeadline,
-            ));
+            return Err(InvalidOption::new("attemptTimeoutMs", Problem::LongerThanDeadline));
         }
         if self.attempt_timeout_ms == 0 {
-            return Err(InvalidOption::new(
-                "attemptTimeoutMs",
-                Problem::TooSmall { min: 1 },
-            ));
+            return Err(InvalidOption::new("attemptTimeoutMs", Problem::TooSmall { min: 1 }));
         }
         Ok(())
     }
@@ -171,13 +159,7 @@ impl Policy {
 
 fn statuses(field: &str, value: &Loose) -> Result<Vec<u16>, InvalidOption> {
     let Loose::List(items) = value else {
-        return Err(InvalidOption::new(
-            field,
-            Problem::WrongType {
-                expected: "an array",
-                found: value.kind(),
-            },
-        ));
+        return Err(InvalidOption::new(field, Problem::WrongType { expected: "an array", found: value.kind() }));
     };
     let mut out = Vec::with_capacity(items.len());
     for item in items {

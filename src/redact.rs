@@ -7,17 +7,8 @@
 const REDACTED: &str = "REDACTED";
 
 /// Name fragments that mark a query parameter as secret, compared without case, `-` or `_`.
-const SECRET_PARTS: [&str; 9] = [
-    "signature",
-    "key",
-    "token",
-    "secret",
-    "password",
-    "passphrase",
-    "auth",
-    "sig",
-    "credential",
-];
+const SECRET_PARTS: [&str; 9] =
+    ["signature", "key", "token", "secret", "password", "passphrase", "auth", "sig", "credential"];
 
 /// A copy of `url` safe to store in a record.
 pub fn redact_url(url: &str) -> String {
@@ -41,9 +32,7 @@ fn strip_user_info(head: &str) -> String {
     };
     let authority_end = rest.find('/').unwrap_or(rest.len());
     let (authority, path) = rest.split_at(authority_end);
-    let host = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
     format!("{scheme}://{host}{path}")
 }
 
@@ -57,10 +46,6 @@ fn redact_pair(pair: &str) -> String {
 }
 
 fn is_secret(name: &str) -> bool {
-    let normalized: String = name
-        .chars()
-        .filter(|c| *c != '-' && *c != '_')
-        .flat_map(char::to_lowercase)
-        .collect();
+    let normalized: String = name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect();
     SECRET_PARTS.iter().any(|part| normalized.contains(part))
 }

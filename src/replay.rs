@@ -98,13 +98,7 @@ pub fn replay(spec: ReplaySpec) -> ReplayReport {
             Action::Send { timeout_ms, .. } => {
                 let (took, outcome) = scripted(outcomes.next(), timeout_ms);
                 now = now.saturating_add(took);
-                action = op.on_outcome(
-                    now,
-                    wall_zero.saturating_add(now),
-                    &outcome,
-                    &mut draws,
-                    &mut budget,
-                );
+                action = op.on_outcome(now, wall_zero.saturating_add(now), &outcome, &mut draws, &mut budget);
             }
             Action::Sleep { until } => {
                 now = now.max(until);
@@ -118,11 +112,7 @@ pub fn replay(spec: ReplaySpec) -> ReplayReport {
 }
 
 fn report(op: &Operation, stop: Stop) -> ReplayReport {
-    ReplayReport {
-        wire_requests: wire_requests(op.records()),
-        records: op.records().to_vec(),
-        stop,
-    }
+    ReplayReport { wire_requests: wire_requests(op.records()), records: op.records().to_vec(), stop }
 }
 
 /// How long a scripted request takes and what it yields; anything slower than the timeout times out.
@@ -139,17 +129,11 @@ fn scripted(outcome: Option<ScriptedOutcome>, timeout_ms: u64) -> (u64, Outcome)
     let retry_after = match o.retry_after {
         Loose::Absent => None,
         Loose::Text(s) => Some(s),
-        Loose::Number(x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => {
-            Some((x as u64).to_string())
-        }
+        Loose::Number(x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Some((x as u64).to_string()),
         // Kept as an unreadable header value, as a provider might send one.
         _ => Some("unreadable".to_owned()),
     };
-    let response = Outcome {
-        observed: Observed::Response,
-        status: Some(o.status.unwrap_or(200)),
-        retry_after,
-        date: o.date,
-    };
+    let response =
+        Outcome { observed: Observed::Response, status: Some(o.status.unwrap_or(200)), retry_after, date: o.date };
     (o.after_ms, response)
 }

@@ -39,10 +39,7 @@ pub fn parse(value: &str, date_header: Option<&str>, wall_now_ms: u64) -> Provid
         return bounded(ms, RetryAfterForm::Seconds);
     }
     let Some(at_ms) = http_date_ms(value) else {
-        return ProviderWait {
-            wait_ms: 0,
-            form: RetryAfterForm::Unparseable,
-        };
+        return ProviderWait { wait_ms: 0, form: RetryAfterForm::Unparseable };
     };
     let reference_ms = date_header.and_then(http_date_ms).unwrap_or(wall_now_ms);
     // A date in the past means "no wait", never a negative one.
@@ -51,10 +48,7 @@ pub fn parse(value: &str, date_header: Option<&str>, wall_now_ms: u64) -> Provid
 
 fn bounded(ms: u64, form: RetryAfterForm) -> ProviderWait {
     if ms > MAX_TIMER_MS {
-        ProviderWait {
-            wait_ms: MAX_TIMER_MS,
-            form: RetryAfterForm::Clamped,
-        }
+        ProviderWait { wait_ms: MAX_TIMER_MS, form: RetryAfterForm::Clamped }
     } else {
         ProviderWait { wait_ms: ms, form }
     }
@@ -65,9 +59,7 @@ fn delta_seconds_ms(value: &str) -> Option<u64> {
     if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let seconds = value.bytes().fold(0u64, |acc, b| {
-        acc.saturating_mul(10).saturating_add(u64::from(b - b'0'))
-    });
+    let seconds = value.bytes().fold(0u64, |acc, b| acc.saturating_mul(10).saturating_add(u64::from(b - b'0')));
     Some(seconds.saturating_mul(1000))
 }
 

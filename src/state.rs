@@ -44,6 +44,8 @@ pub struct OperationState {
     pub retries_proposed: u32,
     pub previous_delay_ms: u64,
     pub after_provider_wait: bool,
+    #[serde(default)]
+    pub after_timeout: bool,
     pub unresolved: bool,
     pub hold_until_wall_ms: Option<u64>,
     pub ban_until_wall_ms: Option<u64>,
@@ -53,23 +55,12 @@ pub struct OperationState {
 
 /// Where the operation was when saved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "phase",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "phase", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum PhaseState {
     Idle,
-    Sleeping {
-        wake_at_wall_ms: u64,
-        record: AttemptRecord,
-    },
-    InFlight {
-        record: AttemptRecord,
-    },
-    Stopped {
-        stop: Stop,
-    },
+    Sleeping { wake_at_wall_ms: u64, record: AttemptRecord },
+    InFlight { record: AttemptRecord },
+    Stopped { stop: Stop },
 }
 
 /// A saved state this build cannot resume.
@@ -107,13 +98,10 @@ impl Operation {
         let ban = budget.ban_remaining(scope, now);
         let phase = match &self.phase {
             Phase::Idle => PhaseState::Idle,
-            Phase::Sleeping { until, record, .. } => PhaseState::Sleeping {
-                wake_at_wall_ms: wall_of(*until, now, wall_now),
-                record: record.clone(),
-            },
-            Phase::InFlight { record } => PhaseState::InFlight {
-                record: record.clone(),
-            },
+            Phase::Sleeping { until, record, .. } => {
+                PhaseState::Sleeping { wake_at_wall_ms: wall_of(*until, now, wall_now), record: record.clone() }
+            }
+            Phase::InFlight { record, .. } => PhaseState::InFlight { record: record.clone() },
             Phase::Stopped(stop) => PhaseState::Stopped { stop: *stop },
         };
         OperationState {
@@ -134,6 +122,7 @@ impl Operation {
             retries_proposed: self.retries_proposed,
             previous_delay_ms: self.previous_delay,
             after_provider_wait: self.after_provider_wait,
+            after_timeout: self.after_timeout,
             unresolved: self.unresolved,
             hold_until_wall_ms: (hold > 0).then(|| wall_now.saturating_add(hold)),
             ban_until_wall_ms: (ban > 0).then(|| wall_now.saturating_add(ban)),
@@ -167,19 +156,12 @@ impl Operation {
         }
         let phase = match state.phase {
             PhaseState::Idle => Phase::Idle,
-            PhaseState::Sleeping {
-                wake_at_wall_ms,
-                record,
-            } => {
+            PhaseState::Sleeping { wake_at_wall_ms, record } => {
                 let until = instant_of(wake_at_wall_ms, now, wall_now);
                 // Capacity is asked for again by `resume`: the old process's grant died with it.
-                Phase::Sleeping {
-                    until,
-                    grant: Grant { start_at: until },
-                    record,
-                }
+                Phase::Sleeping { until, grant: Grant::empty(until), record }
             }
-            PhaseState::InFlight { record } => Phase::InFlight { record },
+            PhaseState::InFlight { record } => Phase::InFlight { record, grant: Grant::empty(now) },
             PhaseState::Stopped { stop } => Phase::Stopped(stop),
         };
         let start = Start {
@@ -203,6 +185,7 @@ impl Operation {
             retries_proposed: state.retries_proposed,
             previous_delay: state.previous_delay_ms,
             after_provider_wait: state.after_provider_wait,
+            after_timeout: state.after_timeout,
             unresolved: state.unresolved,
             records: state.records,
             phase,
@@ -211,22 +194,12 @@ impl Operation {
 
     /// Continues a restored operation: a sleep is admitted again (late wakes are refused),
     /// an attempt that was in flight counts as sent with its outcome lost.
-    pub fn resume(
-        &mut self,
-        now: u64,
-        wall_now: u64,
-        draws: &mut Draws,
-        budget: &mut Budget,
-    ) -> Action {
+    pub fn resume(&mut self, now: u64, wall_now: u64, draws: &mut Draws, budget: &mut Budget) -> Action {
         match &self.phase {
             Phase::Idle => self.start(now, draws, budget),
-            Phase::InFlight { .. } => self.on_outcome(
-                now,
-                wall_now,
-                &Outcome::failure(Observed::Interrupted),
-                draws,
-                budget,
-            ),
+            Phase::InFlight { .. } => {
+                self.on_outcome(now, wall_now, &Outcome::failure(Observed::Interrupted), draws, budget)
+            }
             Phase::Sleeping { until, record, .. } => {
                 let (until, record) = (*until, record.clone());
                 self.readmit(now, until, record, budget)
@@ -235,13 +208,7 @@ impl Operation {
         }
     }
 
-    fn readmit(
-        &mut self,
-        now: u64,
-        until: u64,
-        record: AttemptRecord,
-        budget: &mut Budget,
-    ) -> Action {
+    fn readmit(&mut self, now: u64, until: u64, record: AttemptRecord, budget: &mut Budget) -> Action {
         let timeout = self.start.policy.attempt_timeout_ms();
         let earliest = until.max(now);
         if !gate::fits(earliest, timeout, self.deadline_at) {
@@ -252,23 +219,18 @@ impl Operation {
             weight: self.start.weight,
             priority: self.start.priority,
             retry: self.sent > 0,
+            after_timeout: self.after_timeout,
             earliest,
             latest: gate::latest_start(timeout, self.deadline_at),
         };
         let Some(grant) = budget.admit(&ask) else {
             return self.refuse_on_wake(now, record, Reason::Budget, earliest);
         };
-        self.phase = Phase::Sleeping {
-            until: grant.start_at,
-            grant,
-            record,
-        };
+        self.phase = Phase::Sleeping { until: grant.start_at, grant, record };
         if grant.start_at <= now {
             self.on_wake(now, budget)
         } else {
-            Action::Sleep {
-                until: grant.start_at,
-            }
+            Action::Sleep { until: grant.start_at }
         }
     }
 }

@@ -6,9 +6,7 @@
 
 use core::fmt;
 
-use serde::de::{
-    self, DeserializeSeed, Expected, IntoDeserializer, MapAccess, SeqAccess, Unexpected, Visitor,
-};
+use serde::de::{self, DeserializeSeed, Expected, IntoDeserializer, MapAccess, SeqAccess, Unexpected, Visitor};
 
 use super::Loose;
 
@@ -29,16 +27,10 @@ impl de::Error for LooseError {
         LooseError(msg.to_string())
     }
     fn invalid_type(unexpected: Unexpected, expected: &dyn Expected) -> Self {
-        LooseError(format!(
-            "invalid type: {}, expected {expected}",
-            describe(&unexpected)
-        ))
+        LooseError(format!("invalid type: {}, expected {expected}", describe(&unexpected)))
     }
     fn invalid_value(unexpected: Unexpected, expected: &dyn Expected) -> Self {
-        LooseError(format!(
-            "invalid value: {}, expected {expected}",
-            describe(&unexpected)
-        ))
+        LooseError(format!("invalid value: {}, expected {expected}", describe(&unexpected)))
     }
 }
 
@@ -68,19 +60,12 @@ impl<'de> de::Deserializer<'de> for &'de Loose {
         match self {
             Loose::Absent => visitor.visit_unit(),
             Loose::Bool(b) => visitor.visit_bool(*b),
-            Loose::Number(x) if x.fract() == 0.0 && *x >= 0.0 && *x < 2.0 * TWO_POW_63 => {
-                visitor.visit_u64(*x as u64)
-            }
-            Loose::Number(x) if x.fract() == 0.0 && *x < 0.0 && *x >= -TWO_POW_63 => {
-                visitor.visit_i64(*x as i64)
-            }
+            Loose::Number(x) if x.fract() == 0.0 && *x >= 0.0 && *x < 2.0 * TWO_POW_63 => visitor.visit_u64(*x as u64),
+            Loose::Number(x) if x.fract() == 0.0 && *x < 0.0 && *x >= -TWO_POW_63 => visitor.visit_i64(*x as i64),
             Loose::Number(x) => visitor.visit_f64(*x),
             Loose::Text(s) => visitor.visit_borrowed_str(s),
             Loose::List(items) => visitor.visit_seq(Items(items.iter())),
-            Loose::Map(entries) => visitor.visit_map(Entries {
-                entries: entries.iter(),
-                value: None,
-            }),
+            Loose::Map(entries) => visitor.visit_map(Entries { entries: entries.iter(), value: None }),
             Loose::Other(kind) => Err(de::Error::invalid_type(Unexpected::Other(kind), &visitor)),
         }
     }
@@ -101,10 +86,7 @@ impl<'de> de::Deserializer<'de> for &'de Loose {
         match self {
             // Every enum crossing the boundary is a plain string.
             Loose::Text(s) => visitor.visit_enum(s.as_str().into_deserializer()),
-            other => Err(de::Error::invalid_type(
-                Unexpected::Other(other.kind()),
-                &visitor,
-            )),
+            other => Err(de::Error::invalid_type(Unexpected::Other(other.kind()), &visitor)),
         }
     }
 
@@ -120,10 +102,7 @@ struct Items<'a>(std::slice::Iter<'a, Loose>);
 impl<'de> SeqAccess<'de> for Items<'de> {
     type Error = LooseError;
 
-    fn next_element_seed<T: DeserializeSeed<'de>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>, LooseError> {
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, LooseError> {
         self.0.next().map(|item| seed.deserialize(item)).transpose()
     }
 }
@@ -136,10 +115,7 @@ struct Entries<'a> {
 impl<'de> MapAccess<'de> for Entries<'de> {
     type Error = LooseError;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, LooseError> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, LooseError> {
         let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };
@@ -147,15 +123,10 @@ impl<'de> MapAccess<'de> for Entries<'de> {
         seed.deserialize(key.as_str().into_deserializer()).map(Some)
     }
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(
-        &mut self,
-        seed: V,
-    ) -> Result<V::Value, LooseError> {
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, LooseError> {
         match self.value.take() {
             Some(value) => seed.deserialize(value),
-            None => Err(de::Error::custom(
-                "a map value was asked for before its key",
-            )),
+            None => Err(de::Error::custom("a map value was asked for before its key")),
         }
     }
 }

@@ -52,13 +52,7 @@ impl Loose {
         match self {
             Loose::Map(entries) => Ok(entries),
             Loose::Absent => Ok(&[]),
-            other => Err(InvalidOption::new(
-                field,
-                Problem::WrongType {
-                    expected: "an object",
-                    found: other.kind(),
-                },
-            )),
+            other => Err(InvalidOption::new(field, Problem::WrongType { expected: "an object", found: other.kind() })),
         }
     }
 }
@@ -156,6 +150,14 @@ pub enum Problem {
     /// Not an HTTP status code (100–599).
     NotAStatus,
     Empty,
+    /// Must be greater than zero.
+    NotPositive,
+    /// A fraction in `[0, 1)`.
+    NotAFraction,
+    /// Only meaningful together with another field.
+    Requires {
+        other: &'static str,
+    },
 }
 
 /// Which JavaScript error class a problem maps to.
@@ -167,10 +169,7 @@ pub enum ErrorClass {
 
 impl InvalidOption {
     pub fn new(field: &str, problem: Problem) -> Self {
-        InvalidOption {
-            field: field.to_owned(),
-            problem,
-        }
+        InvalidOption { field: field.to_owned(), problem }
     }
 
     /// Prefixes the field path, e.g. `maxAttempts` → `policy.maxAttempts`.
@@ -182,9 +181,10 @@ impl InvalidOption {
     /// Type mistakes are `TypeError`s; values of the right type out of range are `RangeError`s.
     pub fn class(&self) -> ErrorClass {
         match self.problem {
-            Problem::WrongType { .. } | Problem::UnknownField | Problem::UnknownName { .. } => {
-                ErrorClass::TypeError
-            }
+            Problem::WrongType { .. }
+            | Problem::UnknownField
+            | Problem::UnknownName { .. }
+            | Problem::Requires { .. } => ErrorClass::TypeError,
             _ => ErrorClass::RangeError,
         }
     }
@@ -212,6 +212,9 @@ impl fmt::Display for InvalidOption {
                 write!(f, "{field} must hold HTTP status codes between 100 and 599")
             }
             Problem::Empty => write!(f, "{field} must not be empty"),
+            Problem::NotPositive => write!(f, "{field} must be greater than 0"),
+            Problem::NotAFraction => write!(f, "{field} must be a fraction from 0 up to (not including) 1"),
+            Problem::Requires { other } => write!(f, "{field} needs {other} as well"),
         }
     }
 }
@@ -229,12 +232,7 @@ pub fn millis(field: &str, value: &Loose) -> Result<u64, InvalidOption> {
     }
     let ms = x.ceil();
     if ms > MAX_SAFE_INTEGER as f64 {
-        return Err(InvalidOption::new(
-            field,
-            Problem::TooLarge {
-                max: MAX_SAFE_INTEGER,
-            },
-        ));
+        return Err(InvalidOption::new(field, Problem::TooLarge { max: MAX_SAFE_INTEGER }));
     }
     Ok(ms as u64)
 }
@@ -246,11 +244,7 @@ pub fn whole(field: &str, value: &Loose, min: u64, max: u64) -> Result<u64, Inva
         return Err(InvalidOption::new(field, Problem::NotInteger));
     }
     if x < min as f64 {
-        let problem = if x < 0.0 && min == 0 {
-            Problem::Negative
-        } else {
-            Problem::TooSmall { min }
-        };
+        let problem = if x < 0.0 && min == 0 { Problem::Negative } else { Problem::TooSmall { min } };
         return Err(InvalidOption::new(field, problem));
     }
     if x > max as f64 {
@@ -264,13 +258,7 @@ pub fn number(field: &str, value: &Loose) -> Result<f64, InvalidOption> {
     match value {
         Loose::Number(x) if x.is_finite() => Ok(*x),
         Loose::Number(_) => Err(InvalidOption::new(field, Problem::NotFinite)),
-        other => Err(InvalidOption::new(
-            field,
-            Problem::WrongType {
-                expected: "a number",
-                found: other.kind(),
-            },
-        )),
+        other => Err(InvalidOption::new(field, Problem::WrongType { expected: "a number", found: other.kind() })),
     }
 }
 
@@ -278,13 +266,7 @@ pub fn number(field: &str, value: &Loose) -> Result<f64, InvalidOption> {
 pub fn text<'a>(field: &str, value: &'a Loose) -> Result<&'a str, InvalidOption> {
     match value {
         Loose::Text(s) => Ok(s),
-        other => Err(InvalidOption::new(
-            field,
-            Problem::WrongType {
-                expected: "a string",
-                found: other.kind(),
-            },
-        )),
+        other => Err(InvalidOption::new(field, Problem::WrongType { expected: "a string", found: other.kind() })),
     }
 }
 

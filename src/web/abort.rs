@@ -24,13 +24,9 @@ impl AbortWatch {
     pub fn on_abort(&self, f: impl Fn() + 'static) -> Listener {
         let callback = Closure::<dyn Fn()>::new(f);
         for signal in &self.signals {
-            let _ =
-                signal.add_event_listener_with_callback("abort", callback.as_ref().unchecked_ref());
+            let _ = signal.add_event_listener_with_callback("abort", callback.as_ref().unchecked_ref());
         }
-        Listener {
-            signals: self.signals.clone(),
-            callback,
-        }
+        Listener { signals: self.signals.clone(), callback }
     }
 }
 

@@ -7,9 +7,10 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 
 use super::clock;
+use super::error::invalid;
 use super::to_js;
-use super::value::field;
-use crate::budget::Budget;
+use super::value::{field, loose};
+use crate::budget::{Budget, BudgetConfig};
 
 thread_local! {
     /// Live budgets by id, so a `Budget` found inside an options object can be told from a look-alike.
@@ -17,7 +18,8 @@ thread_local! {
     static NEXT_ID: Cell<u32> = const { Cell::new(1) };
 }
 
-/// Shared limits: provider holds and bans per scope.
+/// Limits shared by every client that holds it: per-scope token buckets, a retry quota,
+/// and the provider's holds and bans.
 #[wasm_bindgen(js_name = Budget)]
 pub struct SharedBudget {
     id: u32,
@@ -26,24 +28,16 @@ pub struct SharedBudget {
 
 #[wasm_bindgen(js_class = Budget)]
 impl SharedBudget {
+    /// Validates every option; throws a `TypeError`/`RangeError` naming the field.
     #[wasm_bindgen(constructor)]
-    pub fn new() -> SharedBudget {
-        let shared = Rc::new(RefCell::new(Budget::unlimited()));
-        let id = NEXT_ID.with(|n| {
-            let id = n.get();
-            n.set(id.wrapping_add(1));
-            id
-        });
-        LIVE.with(|live| live.borrow_mut().insert(id, Rc::downgrade(&shared)));
-        SharedBudget { id, shared }
+    pub fn new(options: JsValue) -> Result<SharedBudget, JsValue> {
+        let config = BudgetConfig::from_options(&loose(&options)).map_err(|e| invalid("Budget", &e))?;
+        Ok(SharedBudget::with(Budget::new(config)))
     }
 
-    /// Each scope: holds and bans with their ends (wall-clock ms) and what remains of them.
+    /// Each scope: tokens, retry quota, holds and bans with their ends (wall-clock ms), queued operations.
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
-        let scopes = self
-            .shared
-            .borrow()
-            .snapshot(clock::now(), clock::wall_now());
+        let scopes = self.shared.borrow().snapshot(clock::now(), clock::wall_now());
         to_js(&scopes)
     }
 
@@ -53,9 +47,16 @@ impl SharedBudget {
     }
 }
 
-impl Default for SharedBudget {
-    fn default() -> Self {
-        SharedBudget::new()
+impl SharedBudget {
+    fn with(budget: Budget) -> SharedBudget {
+        let shared = Rc::new(RefCell::new(budget));
+        let id = NEXT_ID.with(|n| {
+            let id = n.get();
+            n.set(id.wrapping_add(1));
+            id
+        });
+        LIVE.with(|live| live.borrow_mut().insert(id, Rc::downgrade(&shared)));
+        SharedBudget { id, shared }
     }
 }
 

@@ -46,16 +46,12 @@ impl RetryClient {
         let seed = options.seed.unwrap_or_else(entropy);
         let client = Client {
             policy: options.policy,
-            budget: options
-                .budget
-                .unwrap_or_else(|| Rc::new(RefCell::new(Budget::unlimited()))),
+            budget: options.budget.unwrap_or_else(|| Rc::new(RefCell::new(Budget::default()))),
             draws: RefCell::new(Draws::seeded(seed)),
             fetcher: options.fetcher,
             on_attempt: options.on_attempt,
         };
-        Ok(RetryClient {
-            core: Rc::new(client),
-        })
+        Ok(RetryClient { core: Rc::new(client) })
     }
 
     /// Like `fetch(input, init)`, with retries; resolves with the successful `Response`
@@ -77,32 +73,24 @@ fn entropy() -> u64 {
 
 /// `scheme://host[:port]` of a URL, the default scope.
 fn origin(url: &str) -> String {
-    web_sys::Url::new(url)
-        .map(|u| u.origin())
-        .unwrap_or_else(|_| url.to_owned())
+    web_sys::Url::new(url).map(|u| u.origin()).unwrap_or_else(|_| url.to_owned())
 }
 
 impl Client {
-    async fn run(
-        &self,
-        input: JsValue,
-        init: JsValue,
-        options: JsValue,
-    ) -> Result<JsValue, JsValue> {
+    async fn run(&self, input: JsValue, init: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let call = CallOptions::parse(&options, &self.policy)?;
         let template = RequestTemplate::new(&input, &init).await?;
         let mut signals: Vec<AbortSignal> = vec![template.signal()];
         signals.extend(call.signal.clone());
         let abort = AbortWatch::new(signals);
 
-        let kind = call
-            .operation
-            .unwrap_or_else(|| OperationKind::from_method(&template.method));
+        let kind = call.operation.unwrap_or_else(|| OperationKind::from_method(&template.method));
+        let scope = call.scope.unwrap_or_else(|| origin(&template.url));
         let start = Start {
             policy: call.policy,
             kind,
             priority: call.priority.unwrap_or(Priority::for_kind(kind)),
-            scope: call.scope.unwrap_or_else(|| origin(&template.url)),
+            scope: scope.clone(),
             weight: call.weight,
             key: call.key,
             method: Some(template.method.clone()),
@@ -111,20 +99,17 @@ impl Client {
         let mut op = Operation::begin(start, clock::now(), clock::wall_now());
         let mut reported = 0;
         let mut last_response: Option<Response> = None;
-        let mut action = op.start(
-            clock::now(),
-            &mut self.draws.borrow_mut(),
-            &mut self.budget.borrow_mut(),
-        );
+        let mut action = op.start(clock::now(), &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut());
         loop {
             self.report(&op, &mut reported);
             action = match action {
                 Action::Send { timeout_ms, .. } => {
                     let attempt = fetch::send(&self.fetcher, &template, timeout_ms, &abort).await;
-                    if attempt.response.is_some() {
-                        last_response = attempt.response;
-                    }
                     let (now, wall) = (clock::now(), clock::wall_now());
+                    if let Some(response) = attempt.response {
+                        self.follow_used_weight(&scope, &response, now);
+                        last_response = Some(response);
+                    }
                     op.on_outcome(
                         now,
                         wall,
@@ -143,16 +128,11 @@ impl Client {
                     }
                 }
                 Action::Stop(stop) if stop.reason == Reason::Success => {
-                    return Ok(last_response
-                        .map(JsValue::from)
-                        .unwrap_or(JsValue::UNDEFINED));
+                    return Ok(last_response.map(JsValue::from).unwrap_or(JsValue::UNDEFINED));
                 }
                 Action::Stop(stop) => {
-                    let url = op
-                        .records()
-                        .first()
-                        .and_then(|r| r.url.clone())
-                        .unwrap_or_else(|| redact_url(&template.url));
+                    let url =
+                        op.records().first().and_then(|r| r.url.clone()).unwrap_or_else(|| redact_url(&template.url));
                     return Err(retry_error(Failure {
                         stop,
                         method: &template.method,
@@ -164,6 +144,16 @@ impl Client {
                     }));
                 }
             };
+        }
+    }
+
+    /// Corrects the scope's bucket from the provider's own count, when the budget names its header.
+    fn follow_used_weight(&self, scope: &str, response: &Response, now: u64) {
+        let mut budget = self.budget.borrow_mut();
+        let Some(header) = budget.used_weight_header(scope) else { return };
+        let used = response.headers().get(header).ok().flatten().and_then(|v| v.trim().parse::<u64>().ok());
+        if let Some(used) = used {
+            budget.observe_used_weight(scope, used, now);
         }
     }
 

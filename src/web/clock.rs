@@ -17,11 +17,7 @@ thread_local! {
 /// Monotonic milliseconds (rounded up, so a timer that fired is never read as early).
 pub fn now() -> u64 {
     let reading = performance_now().unwrap_or_else(Date::now);
-    let ms = if reading.is_finite() && reading > 0.0 {
-        reading.ceil() as u64
-    } else {
-        0
-    };
+    let ms = if reading.is_finite() && reading > 0.0 { reading.ceil() as u64 } else { 0 };
     LAST.with(|last| {
         let value = last.get().max(ms);
         last.set(value);
@@ -41,9 +37,6 @@ pub fn wall_now() -> u64 {
 
 fn performance_now() -> Option<f64> {
     let performance = Reflect::get(&js_sys::global(), &JsValue::from_str("performance")).ok()?;
-    let now: Function = Reflect::get(&performance, &JsValue::from_str("now"))
-        .ok()?
-        .dyn_into()
-        .ok()?;
+    let now: Function = Reflect::get(&performance, &JsValue::from_str("now")).ok()?.dyn_into().ok()?;
     now.call0(&performance).ok()?.as_f64()
 }

@@ -46,20 +46,12 @@ pub struct Attempt {
 
 impl Attempt {
     fn failed(observed: Observed) -> Self {
-        Attempt {
-            outcome: Outcome::failure(observed),
-            response: None,
-        }
+        Attempt { outcome: Outcome::failure(observed), response: None }
     }
 }
 
 /// Sends one attempt and waits for its response and body, for at most `timeout_ms`.
-pub async fn send(
-    fetcher: &Fetcher,
-    template: &RequestTemplate,
-    timeout_ms: u64,
-    abort: &AbortWatch,
-) -> Attempt {
+pub async fn send(fetcher: &Fetcher, template: &RequestTemplate, timeout_ms: u64, abort: &AbortWatch) -> Attempt {
     let Ok(controller) = AbortController::new() else {
         return Attempt::failed(Observed::NetworkError);
     };
@@ -94,8 +86,7 @@ pub async fn send(
         Ok(promise) => JsFuture::from(js_sys::Promise::resolve(&promise)).await,
         Err(e) => Err(e),
     };
-    let Ok(response) = response.and_then(|r| r.dyn_into::<Response>().map_err(JsValue::from))
-    else {
+    let Ok(response) = response.and_then(|r| r.dyn_into::<Response>().map_err(JsValue::from)) else {
         return Attempt::failed(failure());
     };
     let body = match response.array_buffer() {
@@ -112,30 +103,20 @@ pub async fn send(
         retry_after: headers.get("retry-after").ok().flatten(),
         date: headers.get("date").ok().flatten(),
     };
-    Attempt {
-        outcome,
-        response: Some(buffered(&response, &body).unwrap_or(response)),
-    }
+    Attempt { outcome, response: Some(buffered(&response, &body).unwrap_or(response)) }
 }
 
 /// A response with its body already read, keeping `url` and `redirected`.
 fn buffered(original: &Response, body: &JsValue) -> Result<Response, JsValue> {
     let status = original.status();
     // These statuses must not carry a body, not even an empty one.
-    let body = if matches!(status, 101 | 103 | 204 | 205 | 304) {
-        JsValue::NULL
-    } else {
-        body.clone()
-    };
+    let body = if matches!(status, 101 | 103 | 204 | 205 | 304) { JsValue::NULL } else { body.clone() };
     let init = Object::new();
     Reflect::set(&init, &"status".into(), &status.into())?;
     Reflect::set(&init, &"statusText".into(), &original.status_text().into())?;
     Reflect::set(&init, &"headers".into(), &original.headers())?;
     let copy: Response = construct("Response", &[&body, &init])?.dyn_into()?;
-    for (name, value) in [
-        ("url", JsValue::from(original.url())),
-        ("redirected", original.redirected().into()),
-    ] {
+    for (name, value) in [("url", JsValue::from(original.url())), ("redirected", original.redirected().into())] {
         let descriptor = Object::new();
         Reflect::set(&descriptor, &"value".into(), &value)?;
         Object::define_property(&copy, &name.into(), &descriptor);

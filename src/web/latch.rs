@@ -18,20 +18,13 @@ pub struct Latch<T> {
 
 impl<T> Clone for Latch<T> {
     fn clone(&self) -> Self {
-        Latch {
-            slot: self.slot.clone(),
-        }
+        Latch { slot: self.slot.clone() }
     }
 }
 
 impl<T> Latch<T> {
     pub fn new() -> Self {
-        Latch {
-            slot: Rc::new(RefCell::new(Slot {
-                value: None,
-                waker: None,
-            })),
-        }
+        Latch { slot: Rc::new(RefCell::new(Slot { value: None, waker: None })) }
     }
 
     pub fn set(&self, value: T) {

@@ -28,7 +28,5 @@ use wasm_bindgen::JsValue;
 
 /// Plain JSON-like JavaScript values: objects (not `Map`s), `null` for `None`.
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| error::type_error(&e.to_string()))
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| error::type_error(&e.to_string()))
 }

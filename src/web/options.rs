@@ -41,24 +41,14 @@ pub struct CallOptions {
 }
 
 fn wrong_type(field: &str, expected: &'static str, value: &JsValue) -> InvalidOption {
-    InvalidOption::new(
-        field,
-        Problem::WrongType {
-            expected,
-            found: loose(value).kind(),
-        },
-    )
+    InvalidOption::new(field, Problem::WrongType { expected, found: loose(value).kind() })
 }
 
 fn function(field_name: &str, value: &JsValue) -> Result<Option<Function>, InvalidOption> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    value
-        .dyn_ref::<Function>()
-        .cloned()
-        .map(Some)
-        .ok_or_else(|| wrong_type(field_name, "a function", value))
+    value.dyn_ref::<Function>().cloned().map(Some).ok_or_else(|| wrong_type(field_name, "a function", value))
 }
 
 fn object_fields(options: &JsValue) -> Result<Vec<String>, InvalidOption> {
@@ -87,16 +77,13 @@ impl ClientOptions {
         for key in object_fields(options)? {
             let value = field(options, &key);
             match key.as_str() {
-                "policy" => {
-                    parsed.policy =
-                        Policy::from_options(&loose(&value)).map_err(|e| e.within("policy"))?
-                }
+                "policy" => parsed.policy = Policy::from_options(&loose(&value)).map_err(|e| e.within("policy"))?,
                 "budget" if value.is_undefined() => {}
                 "budget" => {
-                    parsed.budget =
-                        Some(budget::shared(&value).ok_or_else(|| {
-                            wrong_type("budget", "a Budget (new Budget())", &value)
-                        })?)
+                    parsed.budget = Some(
+                        budget::shared(&value)
+                            .ok_or_else(|| wrong_type("budget", "a Budget (new Budget())", &value))?,
+                    )
                 }
                 "seed" => parsed.seed = seed(&loose(&value))?,
                 "fetch" => {
@@ -108,15 +95,10 @@ impl ClientOptions {
                 _ => return Err(InvalidOption::new(&key, Problem::UnknownField)),
             }
         }
-        if matches!(parsed.fetcher, Fetcher::Global)
-            && !field(&js_sys::global(), "fetch").is_function()
-        {
+        if matches!(parsed.fetcher, Fetcher::Global) && !field(&js_sys::global(), "fetch").is_function() {
             return Err(InvalidOption::new(
                 "fetch",
-                Problem::WrongType {
-                    expected: "a function (there is no global fetch)",
-                    found: "undefined",
-                },
+                Problem::WrongType { expected: "a function (there is no global fetch)", found: "undefined" },
             ));
         }
         Ok(parsed)
@@ -153,11 +135,7 @@ impl CallOptions {
                 continue;
             }
             match key.as_str() {
-                "policy" => {
-                    call.policy = policy
-                        .with_options(&given)
-                        .map_err(|e| e.within("policy"))?
-                }
+                "policy" => call.policy = policy.with_options(&given).map_err(|e| e.within("policy"))?,
                 "operation" => call.operation = Some(operation(&given)?),
                 "priority" => call.priority = Some(priority(&given)?),
                 "key" => call.key = Some(name("key", &given)?),
@@ -165,9 +143,8 @@ impl CallOptions {
                 "weight" => call.weight = whole("weight", &given, 1, MAX_WEIGHT)? as u32,
                 "deadlineMs" => deadline = Some(millis("deadlineMs", &given)?),
                 "signal" => {
-                    let signal = value
-                        .dyn_into::<AbortSignal>()
-                        .map_err(|v| wrong_type("signal", "an AbortSignal", &v))?;
+                    let signal =
+                        value.dyn_into::<AbortSignal>().map_err(|v| wrong_type("signal", "an AbortSignal", &v))?;
                     call.signal = Some(signal);
                 }
                 _ => return Err(InvalidOption::new(&key, Problem::UnknownField)),
@@ -175,34 +152,21 @@ impl CallOptions {
         }
         if let Some(ms) = deadline {
             // The call's deadline replaces the policy's, under the same checks.
-            let only_deadline =
-                Loose::Map(vec![("deadlineMs".to_owned(), Loose::Number(ms as f64))]);
-            call.policy =
-                call.policy
-                    .with_options(&only_deadline)
-                    .map_err(|e| match e.problem {
-                        Problem::LongerThanDeadline => InvalidOption::new(
-                            "deadlineMs",
-                            Problem::TooSmall {
-                                min: call.policy.attempt_timeout_ms(),
-                            },
-                        ),
-                        _ => e,
-                    })?;
+            let only_deadline = Loose::Map(vec![("deadlineMs".to_owned(), Loose::Number(ms as f64))]);
+            call.policy = call.policy.with_options(&only_deadline).map_err(|e| match e.problem {
+                Problem::LongerThanDeadline => {
+                    InvalidOption::new("deadlineMs", Problem::TooSmall { min: call.policy.attempt_timeout_ms() })
+                }
+                _ => e,
+            })?;
         }
         Ok(call)
     }
 }
 
 fn operation(value: &Loose) -> Result<OperationKind, InvalidOption> {
-    let unknown = || {
-        InvalidOption::new(
-            "operation",
-            Problem::UnknownName {
-                allowed: "\"read\", \"idempotent\", \"order\"",
-            },
-        )
-    };
+    let unknown =
+        || InvalidOption::new("operation", Problem::UnknownName { allowed: "\"read\", \"idempotent\", \"order\"" });
     match crate::input::text("operation", value)? {
         "read" => Ok(OperationKind::Read),
         "idempotent" => Ok(OperationKind::Idempotent),
@@ -215,9 +179,7 @@ fn priority(value: &Loose) -> Result<Priority, InvalidOption> {
     let unknown = || {
         InvalidOption::new(
             "priority",
-            Problem::UnknownName {
-                allowed: "\"reconcile\", \"order\", \"read\", \"refresh\"",
-            },
+            Problem::UnknownName { allowed: "\"reconcile\", \"order\", \"read\", \"refresh\"" },
         )
     };
     match crate::input::text("priority", value)? {

@@ -9,8 +9,6 @@ use crate::replay::ReplaySpec;
 /// Runs the engine on a virtual clock; see `ReplaySpec` for the spec's fields.
 #[wasm_bindgen(js_name = replay)]
 pub fn replay_js(spec: JsValue) -> Result<JsValue, JsValue> {
-    let spec: ReplaySpec = loose(&spec)
-        .read()
-        .map_err(|e| type_error(&format!("replay: {e}")))?;
+    let spec: ReplaySpec = loose(&spec).read().map_err(|e| type_error(&format!("replay: {e}")))?;
     to_js(&crate::replay::replay(spec))
 }

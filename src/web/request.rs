@@ -23,17 +23,10 @@ impl RequestTemplate {
     pub async fn new(input: &JsValue, init: &JsValue) -> Result<RequestTemplate, JsValue> {
         let template: Request = construct("Request", &[input, init])?.dyn_into()?;
         let body = match template.body() {
-            Some(_) => Some(Uint8Array::new(
-                &JsFuture::from(template.array_buffer()?).await?,
-            )),
+            Some(_) => Some(Uint8Array::new(&JsFuture::from(template.array_buffer()?).await?)),
             None => None,
         };
-        Ok(RequestTemplate {
-            method: template.method(),
-            url: template.url(),
-            template,
-            body,
-        })
+        Ok(RequestTemplate { method: template.method(), url: template.url(), template, body })
     }
 
     /// The signal the caller attached to the request or its init.

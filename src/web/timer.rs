@@ -32,14 +32,8 @@ impl Timeout {
                 f();
             }
         });
-        let id = set_timeout(
-            callback.as_ref().unchecked_ref(),
-            ms.min(MAX_TIMER_MS) as f64,
-        );
-        Timeout {
-            id,
-            _callback: callback,
-        }
+        let id = set_timeout(callback.as_ref().unchecked_ref(), ms.min(MAX_TIMER_MS) as f64);
+        Timeout { id, _callback: callback }
     }
 }
 

@@ -66,10 +66,7 @@ pub fn field(object: &JsValue, name: &str) -> JsValue {
 /// The own enumerable keys of an options object.
 pub fn keys(object: &JsValue) -> Vec<String> {
     match object.dyn_ref::<Object>() {
-        Some(o) => Object::keys(o)
-            .iter()
-            .filter_map(|k| k.as_string())
-            .collect(),
+        Some(o) => Object::keys(o).iter().filter_map(|k| k.as_string()).collect(),
         None => Vec::new(),
     }
 }

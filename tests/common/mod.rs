@@ -1,10 +1,7 @@
 //! Shared helpers for the native tests: policies from JSON, operations on a virtual clock.
 #![allow(dead_code)]
 
-use retryline::{
-    replay, Budget, Loose, Operation, OperationKind, Policy, Priority, ReplayReport, ReplaySpec,
-    Start,
-};
+use retryline::{replay, Budget, Loose, Operation, OperationKind, Policy, Priority, ReplayReport, ReplaySpec, Start};
 use serde_json::Value;
 
 pub fn policy(options: Value) -> Policy {
@@ -33,6 +30,8 @@ pub fn run(spec: Value) -> ReplayReport {
     let spec: ReplaySpec = serde_json::from_value(spec).expect("a valid replay spec");
     replay(spec)
 }
+
+pub mod sim;
 
 pub fn unlimited() -> Budget {
     Budget::unlimited()

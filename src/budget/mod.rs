@@ -1,0 +1,266 @@
+//! The shared budget: what every operation in a scope must ask before it sends.
+//!
+//! Why a budget and not just `maxAttempts`? Independent random delays cannot enforce a
+//! common quota: fifty widgets each allowed three attempts can still spend a
+//! provider's per-minute weight in a second. A `Budget`, shared by every client that
+//! holds it, keeps per **scope** (by default the URL origin; a call may name an
+//! account or an API key instead):
+//!
+//! * a weighted token bucket spent by every request, initial and retry alike
+//!   ([`bucket`]), with a reserve that keeps the last part of it for higher
+//!   [`Priority`]s;
+//! * a retry quota so retries can't snowball while first attempts still flow ([`quota`]);
+//! * the provider's holds (a throttle's `Retry-After` covers the whole scope) and bans
+//!   (a 418 suspends it until expiry).
+//!
+//! Nothing here reads a clock: `now` (monotonic ms) is always given.
+
+pub mod bucket;
+pub mod config;
+pub mod quota;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::classify::OperationKind;
+use bucket::Bucket;
+pub use config::{BudgetConfig, Limits};
+use quota::{Quota, QuotaSnapshot};
+
+/// Who goes first when capacity is short: reconciliation never starves behind refreshes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Priority {
+    /// Optional dashboard refreshes: the first to be refused.
+    Refresh,
+    #[default]
+    Read,
+    Order,
+    /// Status queries that investigate an unknown outcome; also exempt from the retry quota.
+    Reconcile,
+}
+
+impl Priority {
+    /// Orders go before reads; everything else is a read unless the caller says otherwise.
+    pub fn for_kind(kind: OperationKind) -> Priority {
+        if kind.is_order() {
+            Priority::Order
+        } else {
+            Priority::Read
+        }
+    }
+}
+
+/// What an operation asks of the budget before an attempt.
+#[derive(Clone, Copy, Debug)]
+pub struct Ask<'a> {
+    pub scope: &'a str,
+    pub weight: u32,
+    pub priority: Priority,
+    /// Whether this attempt repeats an earlier one (it then spends the retry quota).
+    pub retry: bool,
+    /// Whether the failure it repeats was a timeout (a dearer retry).
+    pub after_timeout: bool,
+    /// The earliest instant the attempt may start (after provider minimum and draw).
+    pub earliest: u64,
+    /// The latest instant it may start and still finish before the deadline.
+    pub latest: u64,
+}
+
+/// Capacity granted to one attempt. Hand it back with [`Budget::release`] if the attempt is
+/// never sent, to [`Budget::sent`] when it is, and to [`Budget::settle`] when it ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grant {
+    id: u64,
+    pub start_at: u64,
+    weight: u32,
+    quota_cost: u32,
+}
+
+impl Grant {
+    /// A grant that holds nothing (for attempts restored from another process).
+    pub fn empty(start_at: u64) -> Grant {
+        Grant { id: 0, start_at, weight: 0, quota_cost: 0 }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct ScopeState {
+    hold_until: u64,
+    ban_until: u64,
+    bucket: Option<Bucket>,
+    quota: Option<Quota>,
+    /// Grants whose attempt has not started yet, by id: when they may start.
+    queued: BTreeMap<u64, u64>,
+}
+
+/// One scope of a [`Budget::snapshot`]. Ends are wall-clock Unix ms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScopeSnapshot {
+    pub scope: String,
+    /// Whole tokens available now (`null`: no token limit).
+    pub tokens: Option<u64>,
+    pub capacity: Option<u64>,
+    pub retry_quota: Option<QuotaSnapshot>,
+    pub held_until: Option<u64>,
+    pub hold_remaining_ms: u64,
+    pub banned_until: Option<u64>,
+    pub ban_remaining_ms: u64,
+    /// Operations granted capacity that are still waiting to send.
+    pub queued: usize,
+}
+
+/// Per-scope limits, holds and bans, shared by every operation that holds the budget.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    config: BudgetConfig,
+    scopes: BTreeMap<String, ScopeState>,
+    next_grant: u64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget::new(BudgetConfig::default())
+    }
+}
+
+impl Budget {
+    pub fn new(config: BudgetConfig) -> Self {
+        Budget { config, scopes: BTreeMap::new(), next_grant: 1 }
+    }
+
+    /// No token limit and no retry quota: only the provider's holds and bans constrain traffic.
+    pub fn unlimited() -> Self {
+        Budget::new(BudgetConfig::unlimited())
+    }
+
+    fn scope_mut(&mut self, scope: &str) -> &mut ScopeState {
+        let config = &self.config;
+        self.scopes.entry(scope.to_owned()).or_insert_with(|| {
+            let limits = config.limits(scope);
+            ScopeState {
+                bucket: limits.capacity.map(|c| Bucket::new(c, limits.refill_milli, limits.reserve_permille)),
+                quota: config.retry_quota.map(Quota::new),
+                ..ScopeState::default()
+            }
+        })
+    }
+
+    /// Holds the scope until `until` (monotonic ms); an existing longer hold stays.
+    pub fn hold(&mut self, scope: &str, until: u64) {
+        let s = self.scope_mut(scope);
+        s.hold_until = s.hold_until.max(until);
+    }
+
+    /// Bans the scope until `until`; nothing is sent there meanwhile.
+    pub fn ban(&mut self, scope: &str, until: u64) {
+        let s = self.scope_mut(scope);
+        s.ban_until = s.ban_until.max(until);
+    }
+
+    /// How long the scope is still held at `now` (0 when free).
+    pub fn hold_remaining(&self, scope: &str, now: u64) -> u64 {
+        self.scopes.get(scope).map_or(0, |s| s.hold_until.saturating_sub(now))
+    }
+
+    /// How long the scope is still banned at `now` (0 when not banned).
+    pub fn ban_remaining(&self, scope: &str, now: u64) -> u64 {
+        self.scopes.get(scope).map_or(0, |s| s.ban_until.saturating_sub(now))
+    }
+
+    /// Grants capacity for one attempt: tokens for its weight (waiting for them if they
+    /// come before `ask.latest`) and, for a retry, its share of the retry quota.
+    /// `None` means the budget cannot make room in time: refuse with `budget`.
+    pub fn admit(&mut self, ask: &Ask) -> Option<Grant> {
+        let id = self.next_grant;
+        let s = self.scope_mut(ask.scope);
+        let start_at = match &s.bucket {
+            Some(bucket) => bucket.earliest_start(ask.weight, ask.priority, ask.earliest)?,
+            None => ask.earliest,
+        };
+        if start_at > ask.latest {
+            return None;
+        }
+        let quota_cost = match (&mut s.quota, ask.retry && ask.priority != Priority::Reconcile) {
+            (Some(quota), true) => {
+                let cost = quota.cost(ask.after_timeout);
+                if !quota.spend(cost) {
+                    return None;
+                }
+                cost
+            }
+            _ => 0,
+        };
+        if let Some(bucket) = &mut s.bucket {
+            bucket.take(ask.weight, start_at);
+        }
+        s.queued.insert(id, start_at);
+        self.next_grant += 1;
+        Some(Grant { id, start_at, weight: ask.weight, quota_cost })
+    }
+
+    /// Returns the capacity of an attempt that was never sent.
+    pub fn release(&mut self, scope: &str, grant: Grant) {
+        let s = self.scope_mut(scope);
+        if s.queued.remove(&grant.id).is_none() {
+            return;
+        }
+        if let Some(bucket) = &mut s.bucket {
+            bucket.give_back(grant.weight);
+        }
+        if let Some(quota) = &mut s.quota {
+            quota.refund(grant.quota_cost);
+        }
+    }
+
+    /// The granted attempt went on the wire.
+    pub fn sent(&mut self, scope: &str, grant: Grant) {
+        self.scope_mut(scope).queued.remove(&grant.id);
+    }
+
+    /// The granted attempt ended: a success pays the retry quota back.
+    pub fn settle(&mut self, scope: &str, grant: Grant, success: bool) {
+        let Some(quota) = &mut self.scope_mut(scope).quota else { return };
+        match (success, grant.quota_cost) {
+            (true, 0) => quota.credit(),
+            (true, cost) => quota.refund(cost),
+            (false, _) => {}
+        }
+    }
+
+    /// The response header carrying the provider's own count of weight used in `scope`.
+    pub fn used_weight_header(&self, scope: &str) -> Option<&str> {
+        self.config.limits(scope).used_weight_header.as_deref()
+    }
+
+    /// The provider says `used` tokens of `scope` are spent: the local bucket follows it down.
+    pub fn observe_used_weight(&mut self, scope: &str, used: u64, now: u64) {
+        if let Some(bucket) = &mut self.scope_mut(scope).bucket {
+            bucket.observe_used(used, now);
+        }
+    }
+
+    /// Each known scope as an operator would read it, at monotonic `now` / wall clock `wall_now`.
+    pub fn snapshot(&self, now: u64, wall_now: u64) -> Vec<ScopeSnapshot> {
+        self.scopes
+            .iter()
+            .map(|(scope, s)| {
+                let held = s.hold_until.saturating_sub(now);
+                let banned = s.ban_until.saturating_sub(now);
+                ScopeSnapshot {
+                    scope: scope.clone(),
+                    tokens: s.bucket.as_ref().map(|b| b.level(now)),
+                    capacity: s.bucket.as_ref().map(Bucket::capacity),
+                    retry_quota: s.quota.as_ref().map(Quota::snapshot),
+                    held_until: (held > 0).then(|| wall_now.saturating_add(held)),
+                    hold_remaining_ms: held,
+                    banned_until: (banned > 0).then(|| wall_now.saturating_add(banned)),
+                    ban_remaining_ms: banned,
+                    queued: s.queued.values().filter(|start| **start > now).count(),
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,78 @@
+//! The retry quota: retries spend it, successes pay it back, so a failing provider
+//! sees first attempts but not a snowball of retries.
+//!
+//! The numbers are the AWS SDKs' standard retry quota: 500 units; a retry costs 5, a
+//! retry after a timeout 10; a successful retry refunds its cost, a success on the
+//! first attempt adds 1. With every request failing, about 100 retries (50 after
+//! timeouts) are allowed before retries stop and only first attempts go out.
+
+use serde::Serialize;
+
+/// The quota's numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuotaConfig {
+    pub capacity: u32,
+    pub retry_cost: u32,
+    pub timeout_cost: u32,
+    pub success_credit: u32,
+}
+
+impl Default for QuotaConfig {
+    fn default() -> Self {
+        QuotaConfig { capacity: 500, retry_cost: 5, timeout_cost: 10, success_credit: 1 }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Quota {
+    config: QuotaConfig,
+    available: u32,
+}
+
+/// The quota as an operator reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuotaSnapshot {
+    pub available: u32,
+    pub capacity: u32,
+}
+
+impl Quota {
+    pub fn new(config: QuotaConfig) -> Self {
+        Quota { config, available: config.capacity }
+    }
+
+    /// What a retry costs, after a timeout or another failure.
+    pub fn cost(&self, after_timeout: bool) -> u32 {
+        if after_timeout {
+            self.config.timeout_cost
+        } else {
+            self.config.retry_cost
+        }
+    }
+
+    /// Spends `cost` if it is available.
+    pub fn spend(&mut self, cost: u32) -> bool {
+        match self.available.checked_sub(cost) {
+            Some(left) => {
+                self.available = left;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Gives back what a retry cost (it succeeded, or was never sent).
+    pub fn refund(&mut self, cost: u32) {
+        self.available = self.available.saturating_add(cost).min(self.config.capacity);
+    }
+
+    /// A first attempt succeeded.
+    pub fn credit(&mut self) {
+        self.refund(self.config.success_credit);
+    }
+
+    pub fn snapshot(&self) -> QuotaSnapshot {
+        QuotaSnapshot { available: self.available, capacity: self.config.capacity }
+    }
+}
