@@ -81,7 +81,7 @@ export interface AttemptRecord {
 export interface ClientOptions {
   /** Defaults for every call. */
   policy?: Policy;
-  /** A budget shared with other clients. Default: a private budget (holds and bans still apply to this client). */
+  /** A budget shared with other clients. Default: a private `new Budget()` (no token limit; retry quota, holds and bans apply). */
   budget?: Budget;
   /** Seed for reproducible jitter. Default: random (crypto.getRandomValues). */
   seed?: number;
@@ -130,18 +130,54 @@ export class RetryError extends Error {
   readonly key?: string;
 }
 
+/** Token-bucket limits of one scope. */
+export interface ScopeLimits {
+  /** Tokens in the bucket; every request (initial or retry) spends its `weight`. Default: no token limit. */
+  capacity?: number;
+  /** Tokens added back per second; required with `capacity`. */
+  refillPerSecond?: number;
+  /**
+   * Share of the bucket kept for higher priorities, in [0, 1). Default 0.2: `refresh` never dips into it,
+   * `read` only into its upper two thirds, `order` into its upper third, `reconcile` into all of it.
+   */
+  reserve?: number;
+  /** A response header with the provider's own count of weight used (e.g. "X-MBX-USED-WEIGHT-1M"): the local bucket follows it down. */
+  usedWeightHeader?: string;
+}
+
+export interface BudgetOptions extends ScopeLimits {
+  /**
+   * The retry quota (per scope): retries spend it, successes pay it back. Default on, with the AWS SDKs' numbers:
+   * capacity 500, retryCost 5, timeoutCost 10, successCredit 1 — about 100 retries (50 after timeouts) while
+   * everything fails, then only first attempts. `false` turns it off. `reconcile` priority is exempt.
+   */
+  retryQuota?: boolean | { capacity?: number; retryCost?: number; timeoutCost?: number; successCredit?: number };
+  /** Per-scope overrides (a scope is a URL origin, or any name given as `scope` in a call). */
+  scopes?: Record<string, ScopeLimits>;
+}
+
 /** One scope of a budget, as `budget.snapshot()` describes it. Ends are wall-clock Unix ms. */
 export interface ScopeSnapshot {
   scope: string;
+  /** Whole tokens available now (null: no token limit). */
+  tokens: number | null;
+  capacity: number | null;
+  retryQuota: { available: number; capacity: number } | null;
   heldUntil: number | null;
   holdRemainingMs: number;
   bannedUntil: number | null;
   banRemainingMs: number;
+  /** Operations granted capacity that are still waiting to send. */
+  queued: number;
 }
 
-/** Limits shared by every client that holds it: provider holds and bans per scope. */
+/**
+ * Limits shared by every client that holds it: per-scope token buckets with a priority reserve, a retry quota,
+ * and the provider's holds (Retry-After covers the whole scope) and bans (418). `new Budget()` has no token limit.
+ */
 export class Budget {
-  constructor();
+  /** @throws {TypeError | RangeError} naming the invalid field. */
+  constructor(options?: BudgetOptions);
   snapshot(): ScopeSnapshot[];
   free(): void;
 }

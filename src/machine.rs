@@ -215,6 +215,32 @@ impl Operation {
         self.send(now, record, grant, budget)
     }
 
+    /// The attempt of the last `Send` never left (the caller aborted first): it is taken
+    /// back — not counted as sent, and no unknown outcome — and the operation stops `aborted`.
+    pub fn withdraw(&mut self, now: u64, budget: &mut Budget) -> Stop {
+        let Phase::InFlight { record, .. } = &self.phase else {
+            return self.abort(now, budget);
+        };
+        // Its tokens were charged at dispatch and stay spent: the meter can't know it never left.
+        let record = record.clone();
+        self.sent = self.sent.saturating_sub(1);
+        let would_start = record.start_ms;
+        match self.refuse_at(now, record, Reason::Aborted, would_start) {
+            Action::Stop(stop) => stop,
+            _ => self.abort(now, budget),
+        }
+    }
+
+    /// Stops an operation that never proposed an attempt (e.g. its request body could not be read in time).
+    pub fn stop_unstarted(&mut self, now: u64, reason: Reason) -> Stop {
+        if let Phase::Idle = self.phase {
+            let stop = Stop { reason, at_ms: self.elapsed(now) };
+            self.phase = Phase::Stopped(stop);
+            return stop;
+        }
+        self.stopped().unwrap_or(Stop { reason, at_ms: self.elapsed(now) })
+    }
+
     /// The caller aborted: a pending sleep is cancelled, an attempt in flight is abandoned.
     pub fn abort(&mut self, now: u64, budget: &mut Budget) -> Stop {
         match std::mem::replace(&mut self.phase, Phase::Idle) {
@@ -412,7 +438,18 @@ impl Operation {
     }
 
     fn send(&mut self, now: u64, mut record: AttemptRecord, grant: Grant, budget: &mut Budget) -> Action {
-        budget.sent(&self.start.scope, grant);
+        if let Err(wait) = budget.dispatch(&self.start.scope, grant, now) {
+            // Timers fired late and other sends went first: wait for the tokens actually there.
+            let resume = now.saturating_add(wait);
+            if !gate::fits(resume, self.start.policy.attempt_timeout_ms(), self.deadline_at) {
+                budget.release(&self.start.scope, grant);
+                return self.refuse_on_wake(now, record, Reason::Budget, resume);
+            }
+            record.budget_wait_ms = record.budget_wait_ms.saturating_add(wait);
+            record.planned_wait_ms = self.elapsed(resume).saturating_sub(record.decided_at_ms);
+            self.phase = Phase::Sleeping { until: resume, grant, record };
+            return Action::Sleep { until: resume };
+        }
         record.decision = Decision::Sent;
         record.start_ms = self.elapsed(now);
         self.after_provider_wait = record.provider_wait_ms > 0;

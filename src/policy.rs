@@ -111,9 +111,16 @@ impl Policy {
     ///
     /// Every field is checked, then the combination: `maxDelayMs ≥ baseDelayMs` and
     /// `attemptTimeoutMs ≤ deadlineMs`. Absent (`null`/`undefined`) fields keep their value.
+    ///
+    /// Errors name the field by its path from the caller's options, e.g. `policy.maxAttempts`.
     pub fn with_options(&self, options: &Loose) -> Result<Policy, InvalidOption> {
+        self.apply(options).map_err(|e| e.within("policy"))
+    }
+
+    fn apply(&self, options: &Loose) -> Result<Policy, InvalidOption> {
         let mut p = self.clone();
-        for (field, value) in options.entries("policy")? {
+        // The caller names the object itself (`policy`); its fields are named relative to it.
+        for (field, value) in options.entries("")? {
             if *value == Loose::Absent {
                 continue;
             }
@@ -179,6 +186,6 @@ fn statuses(field: &str, value: &Loose) -> Result<Vec<u16>, InvalidOption> {
 impl<'de> Deserialize<'de> for Policy {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let options = Loose::deserialize(deserializer)?;
-        Policy::from_options(&options).map_err(|e| serde::de::Error::custom(e.within("policy")))
+        Policy::from_options(&options).map_err(serde::de::Error::custom)
     }
 }

@@ -60,6 +60,28 @@ fn two_hundred_concurrent_operations_never_overspend_the_bucket() {
 }
 
 #[test]
+fn timers_that_fire_late_do_not_bunch_sends_together() {
+    let mut sim =
+        Sim::new(budget(json!({ "capacity": 10, "refillPerSecond": 10, "reserve": 0, "retryQuota": false })), 1);
+    for _ in 0..100 {
+        sim.add(
+            0,
+            start(json!({ "deadlineMs": 60000, "attemptTimeoutMs": 1000 }), OperationKind::Read, Priority::Read, 1),
+            ok_after(5),
+        );
+    }
+    // The event loop stalls from 2 s to 4.5 s: twenty-five planned sends all wake at once.
+    sim.stall = Some((2000, 4500));
+    sim.run(u64::MAX);
+    assert_eq!(sim.sends.len(), 100);
+    for window in [1u64, 500, 1000, 3000] {
+        let allowed = 10 + 10 * window / 1000;
+        let spent = sim.max_weight_in_window(window);
+        assert!(spent <= allowed, "{spent} sent within {window} ms; the bucket allows {allowed}");
+    }
+}
+
+#[test]
 fn operations_the_bucket_cannot_serve_in_time_are_refused_before_sending() {
     let mut sim =
         Sim::new(budget(json!({ "capacity": 5, "refillPerSecond": 1, "reserve": 0, "retryQuota": false })), 1);

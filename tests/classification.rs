@@ -5,12 +5,7 @@ use retryline::classify::classify;
 use retryline::{Observed, OperationKind as K, Policy, Reason as R};
 
 fn by_status(kind: K, status: u16) -> R {
-    classify(
-        kind,
-        Observed::Response,
-        status,
-        Policy::default().retry_on(),
-    )
+    classify(kind, Observed::Response, status, Policy::default().retry_on())
 }
 
 #[test]
@@ -43,11 +38,7 @@ fn an_order_is_retried_only_on_429_which_is_rejected_before_execution() {
 fn client_errors_stop() {
     for status in [400, 401, 402, 403, 404, 405, 409, 413, 422, 451] {
         for kind in [K::Read, K::Idempotent, K::Order] {
-            assert_eq!(
-                by_status(kind, status),
-                R::NonRetryable,
-                "{status} {kind:?}"
-            );
+            assert_eq!(by_status(kind, status), R::NonRetryable, "{status} {kind:?}");
         }
     }
     // 5xx outside retryOn stop a read, they do not retry it.
@@ -63,11 +54,7 @@ fn a_418_bans_the_scope() {
 
 #[test]
 fn failures_without_a_response() {
-    for observed in [
-        Observed::Timeout,
-        Observed::NetworkError,
-        Observed::Interrupted,
-    ] {
+    for observed in [Observed::Timeout, Observed::NetworkError, Observed::Interrupted] {
         assert_eq!(classify(K::Read, observed, 0, &[]), R::Retryable);
         assert_eq!(classify(K::Idempotent, observed, 0, &[]), R::Retryable);
         assert_eq!(classify(K::Order, observed, 0, &[]), R::UnknownOutcome);
@@ -79,18 +66,9 @@ fn failures_without_a_response() {
 
 #[test]
 fn retry_on_overrides_the_table() {
-    assert_eq!(
-        classify(K::Read, Observed::Response, 503, &[500]),
-        R::NonRetryable
-    );
-    assert_eq!(
-        classify(K::Read, Observed::Response, 409, &[409]),
-        R::Retryable
-    );
-    assert_eq!(
-        classify(K::Read, Observed::Response, 429, &[]),
-        R::NonRetryable
-    );
+    assert_eq!(classify(K::Read, Observed::Response, 503, &[500]), R::NonRetryable);
+    assert_eq!(classify(K::Read, Observed::Response, 409, &[409]), R::Retryable);
+    assert_eq!(classify(K::Read, Observed::Response, 429, &[]), R::NonRetryable);
 }
 
 #[test]

@@ -10,57 +10,26 @@ use serde_json::json;
 const WALL: u64 = 1_767_225_600_000;
 
 fn throttle(seconds: &str) -> Outcome {
-    Outcome {
-        retry_after: Some(seconds.to_owned()),
-        ..Outcome::response(429)
-    }
+    Outcome { retry_after: Some(seconds.to_owned()), ..Outcome::response(429) }
 }
 
 #[test]
 fn a_late_wake_is_refused_with_deadline() {
     let mut budget = unlimited();
     let mut draws = Draws::scripted(vec![1000], 1);
-    let mut op = begin(
-        json!({ "deadlineMs": 5000, "attemptTimeoutMs": 1000 }),
-        OperationKind::Read,
-        "s",
-        0,
-    );
-    assert!(matches!(
-        op.start(0, &mut draws, &mut budget),
-        Action::Send { attempt: 1, .. }
-    ));
-    let action = op.on_outcome(
-        500,
-        WALL + 500,
-        &Outcome::response(503),
-        &mut draws,
-        &mut budget,
-    );
-    assert_eq!(
-        action,
-        Action::Sleep { until: 1500 },
-        "1500 + 1000 ≤ 5000: admitted"
-    );
+    let mut op = begin(json!({ "deadlineMs": 5000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 0);
+    assert!(matches!(op.start(0, &mut draws, &mut budget), Action::Send { attempt: 1, .. }));
+    let action = op.on_outcome(500, WALL + 500, &Outcome::response(503), &mut draws, &mut budget);
+    assert_eq!(action, Action::Sleep { until: 1500 }, "1500 + 1000 ≤ 5000: admitted");
     // A suspended tab wakes at 4200: 4200 + 1000 > 5000.
-    let Action::Stop(stop) = op.on_wake(4200, &mut budget) else {
-        panic!("a late wake must stop")
-    };
+    let Action::Stop(stop) = op.on_wake(4200, &mut budget) else { panic!("a late wake must stop") };
     assert_eq!((stop.reason, stop.at_ms), (Reason::Deadline, 4200));
     let refused = op.records().last().unwrap();
     assert_eq!(
-        (
-            refused.decision,
-            refused.attempt,
-            refused.decided_at_ms,
-            refused.remaining_ms
-        ),
+        (refused.decision, refused.attempt, refused.decided_at_ms, refused.remaining_ms),
         (Decision::Refused, 2, 4200, 800)
     );
-    assert_eq!(
-        refused.planned_wait_ms, 1000,
-        "the record keeps the wait that was planned"
-    );
+    assert_eq!(refused.planned_wait_ms, 1000, "the record keeps the wait that was planned");
     assert_eq!(op.attempts_sent(), 1);
 }
 
@@ -68,21 +37,10 @@ fn a_late_wake_is_refused_with_deadline() {
 fn a_wake_just_in_time_sends() {
     let mut budget = unlimited();
     let mut draws = Draws::scripted(vec![1000], 1);
-    let mut op = begin(
-        json!({ "deadlineMs": 5000, "attemptTimeoutMs": 1000 }),
-        OperationKind::Read,
-        "s",
-        0,
-    );
+    let mut op = begin(json!({ "deadlineMs": 5000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 0);
     op.start(0, &mut draws, &mut budget);
     op.on_outcome(500, WALL, &Outcome::response(503), &mut draws, &mut budget);
-    assert!(matches!(
-        op.on_wake(4000, &mut budget),
-        Action::Send {
-            attempt: 2,
-            timeout_ms: 1000
-        }
-    ));
+    assert!(matches!(op.on_wake(4000, &mut budget), Action::Send { attempt: 2, timeout_ms: 1000 }));
 }
 
 #[test]
@@ -104,21 +62,12 @@ fn a_throttle_holds_the_whole_scope() {
     a.on_outcome(100, WALL, &throttle("2"), &mut draws, &mut budget);
     // B begins in the same scope at 500: its initial request waits for the boundary at 2100.
     let mut b = begin(json!({}), OperationKind::Read, "https://x.test", 500);
-    assert_eq!(
-        b.start(500, &mut draws, &mut budget),
-        Action::Sleep { until: 2100 }
-    );
-    assert!(matches!(
-        b.on_wake(2100, &mut budget),
-        Action::Send { attempt: 1, .. }
-    ));
+    assert_eq!(b.start(500, &mut draws, &mut budget), Action::Sleep { until: 2100 });
+    assert!(matches!(b.on_wake(2100, &mut budget), Action::Send { attempt: 1, .. }));
     assert_eq!(b.records().len(), 0);
     // Another scope is not held.
     let mut c = begin(json!({}), OperationKind::Read, "https://y.test", 500);
-    assert!(matches!(
-        c.start(500, &mut draws, &mut budget),
-        Action::Send { .. }
-    ));
+    assert!(matches!(c.start(500, &mut draws, &mut budget), Action::Send { .. }));
 }
 
 #[test]
@@ -128,15 +77,8 @@ fn a_scope_hold_that_cannot_fit_refuses_with_provider_wait() {
     let mut a = begin(json!({}), OperationKind::Read, "s", 0);
     a.start(0, &mut draws, &mut budget);
     a.on_outcome(0, WALL, &throttle("60"), &mut draws, &mut budget);
-    let mut b = begin(
-        json!({ "deadlineMs": 5000, "attemptTimeoutMs": 1000 }),
-        OperationKind::Read,
-        "s",
-        10,
-    );
-    let Action::Stop(stop) = b.start(10, &mut draws, &mut budget) else {
-        panic!()
-    };
+    let mut b = begin(json!({ "deadlineMs": 5000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 10);
+    let Action::Stop(stop) = b.start(10, &mut draws, &mut budget) else { panic!() };
     assert_eq!(stop.reason, Reason::ProviderWait);
     assert_eq!(b.records()[0].provider_wait_ms, 59_990);
     assert_eq!(b.attempts_sent(), 0);
@@ -148,19 +90,13 @@ fn a_hold_that_arrives_during_a_sleep_is_honoured_on_waking() {
     let mut draws = Draws::scripted(vec![500, 100], 3);
     let mut a = begin(json!({}), OperationKind::Read, "s", 0);
     a.start(0, &mut draws, &mut budget);
-    assert_eq!(
-        a.on_outcome(0, WALL, &Outcome::response(503), &mut draws, &mut budget),
-        Action::Sleep { until: 500 }
-    );
+    assert_eq!(a.on_outcome(0, WALL, &Outcome::response(503), &mut draws, &mut budget), Action::Sleep { until: 500 });
     let mut b = begin(json!({}), OperationKind::Read, "s", 0);
     b.start(0, &mut draws, &mut budget);
     b.on_outcome(200, WALL, &throttle("3"), &mut draws, &mut budget);
     // A wakes at 500 but the scope is held until 3200.
     assert_eq!(a.on_wake(500, &mut budget), Action::Sleep { until: 3200 });
-    assert!(matches!(
-        a.on_wake(3200, &mut budget),
-        Action::Send { attempt: 2, .. }
-    ));
+    assert!(matches!(a.on_wake(3200, &mut budget), Action::Send { attempt: 2, .. }));
     let sent = a.records();
     assert_eq!(sent.len(), 1);
 }
@@ -171,36 +107,20 @@ fn a_418_bans_the_scope_until_its_expiry_and_nothing_is_sent_meanwhile() {
     let mut draws = Draws::seeded(3);
     let mut a = begin(json!({}), OperationKind::Read, "s", 0);
     a.start(0, &mut draws, &mut budget);
-    let ban = Outcome {
-        retry_after: Some("30".into()),
-        ..Outcome::response(418)
-    };
-    let Action::Stop(stop) = a.on_outcome(100, WALL, &ban, &mut draws, &mut budget) else {
-        panic!()
-    };
+    let ban = Outcome { retry_after: Some("30".into()), ..Outcome::response(418) };
+    let Action::Stop(stop) = a.on_outcome(100, WALL, &ban, &mut draws, &mut budget) else { panic!() };
     assert_eq!(stop.reason, Reason::Banned);
     assert_eq!(budget.ban_remaining("s", 100), 30_000);
-    let mut b = begin(
-        json!({ "deadlineMs": 120000, "attemptTimeoutMs": 1000 }),
-        OperationKind::Read,
-        "s",
-        20_000,
-    );
+    let mut b = begin(json!({ "deadlineMs": 120000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 20_000);
     let Action::Stop(stop) = b.start(20_000, &mut draws, &mut budget) else {
         panic!("refused without touching the wire")
     };
     assert_eq!((stop.reason, b.attempts_sent()), (Reason::Banned, 0));
     // The ban ends on time, by the monotonic clock.
     let mut c = begin(json!({}), OperationKind::Read, "s", 30_100);
-    assert!(matches!(
-        c.start(30_100, &mut draws, &mut budget),
-        Action::Send { .. }
-    ));
+    assert!(matches!(c.start(30_100, &mut draws, &mut budget), Action::Send { .. }));
     let mut d = begin(json!({}), OperationKind::Read, "s", 30_099);
-    assert!(matches!(
-        d.start(30_099, &mut draws, &mut budget),
-        Action::Stop(_)
-    ));
+    assert!(matches!(d.start(30_099, &mut draws, &mut budget), Action::Stop(_)));
 }
 
 #[test]
@@ -211,9 +131,7 @@ fn a_ban_imposed_during_a_sleep_refuses_on_waking() {
     a.start(0, &mut draws, &mut budget);
     a.on_outcome(0, WALL, &Outcome::response(500), &mut draws, &mut budget);
     budget.ban("s", 60_000);
-    let Action::Stop(stop) = a.on_wake(1000, &mut budget) else {
-        panic!()
-    };
+    let Action::Stop(stop) = a.on_wake(1000, &mut budget) else { panic!() };
     assert_eq!((stop.reason, a.attempts_sent()), (Reason::Banned, 1));
 }
 
@@ -227,10 +145,7 @@ fn an_abort_during_a_sleep_cancels_the_proposed_attempt() {
     let stop = op.abort(300, &mut budget);
     assert_eq!((stop.reason, stop.at_ms), (Reason::Aborted, 300));
     let last = op.records().last().unwrap();
-    assert_eq!(
-        (last.decision, last.reason),
-        (Decision::Refused, Some(Reason::Aborted))
-    );
+    assert_eq!((last.decision, last.reason), (Decision::Refused, Some(Reason::Aborted)));
     assert!(!op.is_unresolved());
     // Later events change nothing.
     assert_eq!(op.on_wake(1010, &mut budget), Action::Stop(stop));
@@ -244,10 +159,7 @@ fn an_order_aborted_in_flight_is_unresolved() {
     op.start(0, &mut draws, &mut budget);
     let stop = op.abort(50, &mut budget);
     assert_eq!(stop.reason, Reason::Aborted);
-    assert!(
-        op.is_unresolved(),
-        "it was transmitted: it may have executed"
-    );
+    assert!(op.is_unresolved(), "it was transmitted: it may have executed");
     assert_eq!(op.records()[0].outcome, Some(Observed::Aborted));
 }
 
@@ -267,13 +179,7 @@ fn an_unknown_outcome_marks_the_order_unresolved() {
     let mut draws = Draws::seeded(3);
     let mut op = begin(json!({}), OperationKind::Order, "s", 0);
     op.start(0, &mut draws, &mut budget);
-    let action = op.on_outcome(
-        10_000,
-        WALL,
-        &Outcome::failure(Observed::Timeout),
-        &mut draws,
-        &mut budget,
-    );
+    let action = op.on_outcome(10_000, WALL, &Outcome::failure(Observed::Timeout), &mut draws, &mut budget);
     assert!(matches!(action, Action::Stop(s) if s.reason == Reason::UnknownOutcome));
     assert!(op.is_unresolved());
 }
@@ -283,7 +189,9 @@ fn records_carry_identity_and_a_redacted_url_but_no_secrets() {
     let mut start = common::start(json!({}), OperationKind::Order, "https://api.x.test");
     start.key = Some("client-42".into());
     start.method = Some("POST".into());
-    start.url = Some("https://user:pw@api.x.test/api/v3/order?symbol=BTCUSDT&signature=abc123&apiKey=K&timestamp=1#frag".into());
+    start.url = Some(
+        "https://user:pw@api.x.test/api/v3/order?symbol=BTCUSDT&signature=abc123&apiKey=K&timestamp=1#frag".into(),
+    );
     let mut op = retryline::Operation::begin(start, 0, WALL);
     let mut budget = unlimited();
     let mut draws = Draws::seeded(3);
@@ -292,5 +200,8 @@ fn records_carry_identity_and_a_redacted_url_but_no_secrets() {
     let r = &op.records()[0];
     assert_eq!(r.key.as_deref(), Some("client-42"));
     assert_eq!(r.method.as_deref(), Some("POST"));
-    assert_eq!(r.url.as_deref(), Some("https://api.x.test/api/v3/order?symbol=BTCUSDT&signature=REDACTED&apiKey=REDACTED&timestamp=1"));
+    assert_eq!(
+        r.url.as_deref(),
+        Some("https://api.x.test/api/v3/order?symbol=BTCUSDT&signature=REDACTED&apiKey=REDACTED&timestamp=1")
+    );
 }

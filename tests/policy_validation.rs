@@ -17,14 +17,8 @@ fn reject(options: Value) -> InvalidOption {
 fn defaults_are_the_documented_ones() {
     let p = Policy::from_options(&loose(json!({}))).unwrap();
     assert_eq!(p, Policy::default());
-    assert_eq!(
-        (p.base_delay_ms(), p.max_delay_ms(), p.jitter()),
-        (500, 4000, Jitter::Full)
-    );
-    assert_eq!(
-        (p.max_attempts(), p.attempt_timeout_ms(), p.deadline_ms()),
-        (3, 10_000, 30_000)
-    );
+    assert_eq!((p.base_delay_ms(), p.max_delay_ms(), p.jitter()), (500, 4000, Jitter::Full));
+    assert_eq!((p.max_attempts(), p.attempt_timeout_ms(), p.deadline_ms()), (3, 10_000, 30_000));
     assert_eq!(p.retry_on(), &[408, 429, 500, 502, 503, 504]);
     assert_eq!(p.retry_after_spread_ms(), 0);
 }
@@ -42,34 +36,21 @@ fn every_field_is_read() {
         "attemptTimeoutMs": 250, "deadlineMs": 5000, "retryOn": [503], "retryAfterSpreadMs": 50
     })))
     .unwrap();
-    assert_eq!(
-        (p.base_delay_ms(), p.max_delay_ms(), p.jitter()),
-        (100, 800, Jitter::Decorrelated)
-    );
-    assert_eq!(
-        (p.max_attempts(), p.attempt_timeout_ms(), p.deadline_ms()),
-        (7, 250, 5000)
-    );
-    assert_eq!(
-        (p.retry_on(), p.retry_after_spread_ms()),
-        (&[503u16][..], 50)
-    );
+    assert_eq!((p.base_delay_ms(), p.max_delay_ms(), p.jitter()), (100, 800, Jitter::Decorrelated));
+    assert_eq!((p.max_attempts(), p.attempt_timeout_ms(), p.deadline_ms()), (7, 250, 5000));
+    assert_eq!((p.retry_on(), p.retry_after_spread_ms()), (&[503u16][..], 50));
 }
 
 #[test]
 fn fractional_milliseconds_round_up_so_no_wait_is_shortened() {
-    let p =
-        Policy::from_options(&loose(json!({ "baseDelayMs": 0.2, "maxDelayMs": 10.5 }))).unwrap();
+    let p = Policy::from_options(&loose(json!({ "baseDelayMs": 0.2, "maxDelayMs": 10.5 }))).unwrap();
     assert_eq!((p.base_delay_ms(), p.max_delay_ms()), (1, 11));
 }
 
 #[test]
 fn overrides_keep_the_fields_they_do_not_name() {
-    let base =
-        Policy::from_options(&loose(json!({ "maxAttempts": 9, "deadlineMs": 60000 }))).unwrap();
-    let p = base
-        .with_options(&loose(json!({ "maxAttempts": 2 })))
-        .unwrap();
+    let base = Policy::from_options(&loose(json!({ "maxAttempts": 9, "deadlineMs": 60000 }))).unwrap();
+    let p = base.with_options(&loose(json!({ "maxAttempts": 2 }))).unwrap();
     assert_eq!((p.max_attempts(), p.deadline_ms()), (2, 60_000));
 }
 
@@ -77,164 +58,59 @@ fn overrides_keep_the_fields_they_do_not_name() {
 fn table() -> Vec<(Value, &'static str, Problem, ErrorClass)> {
     use ErrorClass::{RangeError as R, TypeError as T};
     vec![
-        (
-            json!({ "baseDelayMs": -1 }),
-            "baseDelayMs",
-            Problem::Negative,
-            R,
-        ),
-        (
-            json!({ "maxDelayMs": -0.5 }),
-            "maxDelayMs",
-            Problem::Negative,
-            R,
-        ),
-        (
-            json!({ "attemptTimeoutMs": -10 }),
-            "attemptTimeoutMs",
-            Problem::Negative,
-            R,
-        ),
-        (
-            json!({ "deadlineMs": -1 }),
-            "deadlineMs",
-            Problem::Negative,
-            R,
-        ),
-        (
-            json!({ "retryAfterSpreadMs": -3 }),
-            "retryAfterSpreadMs",
-            Problem::Negative,
-            R,
-        ),
-        (
-            json!({ "maxAttempts": 0 }),
-            "maxAttempts",
-            Problem::TooSmall { min: 1 },
-            R,
-        ),
-        (
-            json!({ "maxAttempts": -2 }),
-            "maxAttempts",
-            Problem::TooSmall { min: 1 },
-            R,
-        ),
-        (
-            json!({ "maxAttempts": 2.5 }),
-            "maxAttempts",
-            Problem::NotInteger,
-            R,
-        ),
-        (
-            json!({ "maxAttempts": 1e9 }),
-            "maxAttempts",
-            Problem::TooLarge { max: 10_000 },
-            R,
-        ),
-        (
-            json!({ "deadlineMs": 1e300 }),
-            "deadlineMs",
-            Problem::TooLarge { max: (1 << 53) - 1 },
-            R,
-        ),
-        (
-            json!({ "baseDelayMs": 1000, "maxDelayMs": 500 }),
-            "maxDelayMs",
-            Problem::BelowBase,
-            R,
-        ),
+        (json!({ "baseDelayMs": -1 }), "policy.baseDelayMs", Problem::Negative, R),
+        (json!({ "maxDelayMs": -0.5 }), "policy.maxDelayMs", Problem::Negative, R),
+        (json!({ "attemptTimeoutMs": -10 }), "policy.attemptTimeoutMs", Problem::Negative, R),
+        (json!({ "deadlineMs": -1 }), "policy.deadlineMs", Problem::Negative, R),
+        (json!({ "retryAfterSpreadMs": -3 }), "policy.retryAfterSpreadMs", Problem::Negative, R),
+        (json!({ "maxAttempts": 0 }), "policy.maxAttempts", Problem::TooSmall { min: 1 }, R),
+        (json!({ "maxAttempts": -2 }), "policy.maxAttempts", Problem::TooSmall { min: 1 }, R),
+        (json!({ "maxAttempts": 2.5 }), "policy.maxAttempts", Problem::NotInteger, R),
+        (json!({ "maxAttempts": 1e9 }), "policy.maxAttempts", Problem::TooLarge { max: 10_000 }, R),
+        (json!({ "deadlineMs": 1e300 }), "policy.deadlineMs", Problem::TooLarge { max: (1 << 53) - 1 }, R),
+        (json!({ "baseDelayMs": 1000, "maxDelayMs": 500 }), "policy.maxDelayMs", Problem::BelowBase, R),
         (
             json!({ "attemptTimeoutMs": 5000, "deadlineMs": 4000 }),
-            "attemptTimeoutMs",
+            "policy.attemptTimeoutMs",
             Problem::LongerThanDeadline,
             R,
         ),
-        (
-            json!({ "attemptTimeoutMs": 0 }),
-            "attemptTimeoutMs",
-            Problem::TooSmall { min: 1 },
-            R,
-        ),
-        (
-            json!({ "retryOn": [429, 700] }),
-            "retryOn",
-            Problem::NotAStatus,
-            R,
-        ),
-        (
-            json!({ "retryOn": [429.5] }),
-            "retryOn",
-            Problem::NotAStatus,
-            R,
-        ),
+        (json!({ "attemptTimeoutMs": 0 }), "policy.attemptTimeoutMs", Problem::TooSmall { min: 1 }, R),
+        (json!({ "retryOn": [429, 700] }), "policy.retryOn", Problem::NotAStatus, R),
+        (json!({ "retryOn": [429.5] }), "policy.retryOn", Problem::NotAStatus, R),
         (
             json!({ "jitter": "fuzzy" }),
-            "jitter",
-            Problem::UnknownName {
-                allowed: "\"full\", \"equal\", \"decorrelated\", \"none\"",
-            },
+            "policy.jitter",
+            Problem::UnknownName { allowed: "\"full\", \"equal\", \"decorrelated\", \"none\"" },
             T,
         ),
-        (
-            json!({ "jiter": "full" }),
-            "jiter",
-            Problem::UnknownField,
-            T,
-        ),
+        (json!({ "jiter": "full" }), "policy.jiter", Problem::UnknownField, T),
         (
             json!({ "baseDelayMs": "500" }),
-            "baseDelayMs",
-            Problem::WrongType {
-                expected: "a number",
-                found: "a string",
-            },
+            "policy.baseDelayMs",
+            Problem::WrongType { expected: "a number", found: "a string" },
             T,
         ),
-        (
-            json!({ "jitter": 3 }),
-            "jitter",
-            Problem::WrongType {
-                expected: "a string",
-                found: "a number",
-            },
-            T,
-        ),
+        (json!({ "jitter": 3 }), "policy.jitter", Problem::WrongType { expected: "a string", found: "a number" }, T),
         (
             json!({ "retryOn": 429 }),
-            "retryOn",
-            Problem::WrongType {
-                expected: "an array",
-                found: "a number",
-            },
+            "policy.retryOn",
+            Problem::WrongType { expected: "an array", found: "a number" },
             T,
         ),
         (
             json!({ "retryOn": ["429"] }),
-            "retryOn",
-            Problem::WrongType {
-                expected: "a number",
-                found: "a string",
-            },
+            "policy.retryOn",
+            Problem::WrongType { expected: "a number", found: "a string" },
             T,
         ),
         (
             json!({ "maxAttempts": true }),
-            "maxAttempts",
-            Problem::WrongType {
-                expected: "a number",
-                found: "a boolean",
-            },
+            "policy.maxAttempts",
+            Problem::WrongType { expected: "a number", found: "a boolean" },
             T,
         ),
-        (
-            json!([1, 2]),
-            "policy",
-            Problem::WrongType {
-                expected: "an object",
-                found: "an array",
-            },
-            T,
-        ),
+        (json!([1, 2]), "policy", Problem::WrongType { expected: "an object", found: "an array" }, T),
     ]
 }
 
@@ -242,36 +118,20 @@ fn table() -> Vec<(Value, &'static str, Problem, ErrorClass)> {
 fn every_bad_value_is_named() {
     for (options, field, problem, class) in table() {
         let err = reject(options.clone());
-        assert_eq!(
-            (err.field.as_str(), &err.problem, err.class()),
-            (field, &problem, class),
-            "{options}"
-        );
-        assert!(
-            err.to_string().starts_with(field),
-            "message {:?} names {field}",
-            err.to_string()
-        );
+        assert_eq!((err.field.as_str(), &err.problem, err.class()), (field, &problem, class), "{options}");
+        assert!(err.to_string().starts_with(field), "message {:?} names {field}", err.to_string());
     }
 }
 
 #[test]
 fn non_finite_numbers_are_rejected() {
     for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
-        for field in [
-            "baseDelayMs",
-            "maxDelayMs",
-            "maxAttempts",
-            "attemptTimeoutMs",
-            "deadlineMs",
-            "retryAfterSpreadMs",
-        ] {
+        for field in
+            ["baseDelayMs", "maxDelayMs", "maxAttempts", "attemptTimeoutMs", "deadlineMs", "retryAfterSpreadMs"]
+        {
             let options = Loose::Map(vec![(field.to_owned(), Loose::Number(x))]);
             let err = Policy::from_options(&options).expect_err("non-finite");
-            assert_eq!(
-                (err.field.as_str(), &err.problem),
-                (field, &Problem::NotFinite)
-            );
+            assert_eq!((err.field.as_str(), &err.problem), (format!("policy.{field}").as_str(), &Problem::NotFinite));
             assert_eq!(err.class(), ErrorClass::RangeError);
         }
     }
@@ -280,11 +140,7 @@ fn non_finite_numbers_are_rejected() {
 #[test]
 fn deserializing_applies_the_same_checks() {
     let err = serde_json::from_value::<Policy>(json!({ "maxAttempts": 0 })).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("policy.maxAttempts must be at least 1"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("policy.maxAttempts must be at least 1"), "{err}");
     let ok: Policy = serde_json::from_value(json!({ "jitter": "none" })).unwrap();
     assert_eq!(ok.jitter(), Jitter::None);
 }

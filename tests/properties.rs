@@ -5,22 +5,12 @@ mod common;
 
 use proptest::prelude::*;
 use retryline::backoff::{sample, window, MAX_TIMER_MS};
-use retryline::{
-    replay, Decision, Jitter, OperationKind, Policy, Reason, ReplaySpec, Rng, ScriptedOutcome,
-};
+use retryline::{replay, Decision, Jitter, OperationKind, Policy, Reason, ReplaySpec, Rng, ScriptedOutcome};
 use serde_json::json;
 
 fn policies() -> impl Strategy<Value = Policy> {
-    (
-        0u64..3000,
-        0u64..20_000,
-        0usize..4,
-        1u64..12,
-        1u64..5000,
-        0u64..60_000,
-        0u64..2000,
-    )
-        .prop_map(|(base, extra, jitter, attempts, timeout, slack, spread)| {
+    (0u64..3000, 0u64..20_000, 0usize..4, 1u64..12, 1u64..5000, 0u64..60_000, 0u64..2000).prop_map(
+        |(base, extra, jitter, attempts, timeout, slack, spread)| {
             let jitter = ["full", "equal", "decorrelated", "none"][jitter];
             common::policy(json!({
                 "baseDelayMs": base, "maxDelayMs": base + extra,
@@ -28,13 +18,12 @@ fn policies() -> impl Strategy<Value = Policy> {
                 "maxAttempts": attempts, "attemptTimeoutMs": timeout, "deadlineMs": timeout + slack,
                 "retryAfterSpreadMs": spread,
             }))
-        })
+        },
+    )
 }
 
 fn outcomes() -> impl Strategy<Value = ScriptedOutcome> {
-    let status = prop::sample::select(vec![
-        200u16, 201, 400, 404, 408, 418, 429, 500, 502, 503, 504,
-    ]);
+    let status = prop::sample::select(vec![200u16, 201, 400, 404, 408, 418, 429, 500, 502, 503, 504]);
     let retry_after = prop::option::of(prop_oneof![
         (0u64..20).prop_map(|s| s.to_string()),
         Just("garbage".to_owned()),
@@ -42,17 +31,15 @@ fn outcomes() -> impl Strategy<Value = ScriptedOutcome> {
     ]);
     let error = prop::option::of(prop::sample::select(vec!["timeout", "network-error"]));
     (0u64..6000, status, retry_after, error).prop_map(|(after_ms, status, retry_after, error)| {
-        serde_json::from_value(json!({ "afterMs": after_ms, "status": status, "retryAfter": retry_after, "error": error }))
-            .unwrap()
+        serde_json::from_value(
+            json!({ "afterMs": after_ms, "status": status, "retryAfter": retry_after, "error": error }),
+        )
+        .unwrap()
     })
 }
 
 fn kinds() -> impl Strategy<Value = OperationKind> {
-    prop::sample::select(vec![
-        OperationKind::Read,
-        OperationKind::Idempotent,
-        OperationKind::Order,
-    ])
+    prop::sample::select(vec![OperationKind::Read, OperationKind::Idempotent, OperationKind::Order])
 }
 
 proptest! {
@@ -126,19 +113,14 @@ proptest! {
 
 #[test]
 fn windows_double_from_the_base() {
-    assert_eq!(
-        (0..6).map(|n| window(500, 4000, n)).collect::<Vec<_>>(),
-        vec![500, 1000, 2000, 4000, 4000, 4000]
-    );
+    assert_eq!((0..6).map(|n| window(500, 4000, n)).collect::<Vec<_>>(), vec![500, 1000, 2000, 4000, 4000, 4000]);
 }
 
 #[test]
 fn full_jitter_covers_its_whole_window() {
     let policy = common::policy(json!({ "baseDelayMs": 10, "maxDelayMs": 10 }));
     let mut rng = Rng::seeded(42);
-    let draws: Vec<u64> = (0..2000)
-        .map(|_| sample(&policy, 0, 0, &mut rng).delay_ms)
-        .collect();
+    let draws: Vec<u64> = (0..2000).map(|_| sample(&policy, 0, 0, &mut rng).delay_ms).collect();
     for value in 0..=10 {
         assert!(draws.contains(&value), "{value} never drawn");
     }
@@ -148,7 +130,8 @@ fn full_jitter_covers_its_whole_window() {
 fn the_same_seed_gives_the_same_schedule() {
     let spec = || -> ReplaySpec {
         serde_json::from_value(json!({ "seed": 11, "policy": { "maxAttempts": 6 },
-            "outcomes": [{ "status": 503 }, { "status": 503 }, { "status": 503 }, { "status": 503 }] })).unwrap()
+            "outcomes": [{ "status": 503 }, { "status": 503 }, { "status": 503 }, { "status": 503 }] }))
+        .unwrap()
     };
     assert_eq!(replay(spec()), replay(spec()));
 }

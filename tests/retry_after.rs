@@ -38,11 +38,7 @@ fn all_three_date_forms_of_section_5_6_7() {
     for value in forms {
         assert_eq!(http_date_ms(value), Some(EXAMPLE_MS), "{value:?}");
         // Measured against a wall clock 30 s earlier: a 30 s wait.
-        assert_eq!(
-            parse(value, None, EXAMPLE_MS - 30_000),
-            wait(30_000, F::Date),
-            "{value:?}"
-        );
+        assert_eq!(parse(value, None, EXAMPLE_MS - 30_000), wait(30_000, F::Date), "{value:?}");
     }
 }
 
@@ -51,31 +47,14 @@ fn a_date_is_measured_against_the_responses_date_header() {
     // The provider's clock says 08:49:07, ours is an hour off: the provider's own clock wins.
     let provider_now = "Sun, 06 Nov 1994 08:49:07 GMT";
     let ours = EXAMPLE_MS + 3_600_000;
-    assert_eq!(
-        parse("Sun, 06 Nov 1994 08:49:37 GMT", Some(provider_now), ours),
-        wait(30_000, F::Date)
-    );
+    assert_eq!(parse("Sun, 06 Nov 1994 08:49:37 GMT", Some(provider_now), ours), wait(30_000, F::Date));
     // A Date header that is not a date falls back to the wall clock.
-    assert_eq!(
-        parse(
-            "Sun, 06 Nov 1994 08:49:37 GMT",
-            Some("yesterday"),
-            EXAMPLE_MS - 5000
-        ),
-        wait(5000, F::Date)
-    );
+    assert_eq!(parse("Sun, 06 Nov 1994 08:49:37 GMT", Some("yesterday"), EXAMPLE_MS - 5000), wait(5000, F::Date));
 }
 
 #[test]
 fn a_date_in_the_past_is_no_wait_never_a_negative_one() {
-    assert_eq!(
-        parse(
-            "Sun, 06 Nov 1994 08:49:37 GMT",
-            None,
-            EXAMPLE_MS + 86_400_000
-        ),
-        wait(0, F::Date)
-    );
+    assert_eq!(parse("Sun, 06 Nov 1994 08:49:37 GMT", None, EXAMPLE_MS + 86_400_000), wait(0, F::Date));
 }
 
 #[test]
@@ -97,27 +76,17 @@ fn garbage_is_recorded_as_unparseable() {
         "Infinity",
     ];
     for value in garbage {
-        assert_eq!(
-            parse(value, None, EXAMPLE_MS),
-            wait(0, F::Unparseable),
-            "{value:?}"
-        );
+        assert_eq!(parse(value, None, EXAMPLE_MS), wait(0, F::Unparseable), "{value:?}");
     }
 }
 
 #[test]
 fn absurdly_large_values_are_clamped_to_the_largest_timer() {
     let max = retryline::backoff::MAX_TIMER_MS;
-    assert_eq!(
-        parse("99999999999999999999999999999", None, 0),
-        wait(max, F::Clamped)
-    );
+    assert_eq!(parse("99999999999999999999999999999", None, 0), wait(max, F::Clamped));
     assert_eq!(parse("2147484", None, 0), wait(max, F::Clamped)); // 2 147 484 000 ms > 2^31 − 1
     assert_eq!(parse("2147483", None, 0), wait(2_147_483_000, F::Seconds));
-    assert_eq!(
-        parse("Fri, 31 Dec 9999 23:59:59 GMT", None, EXAMPLE_MS),
-        wait(max, F::Clamped)
-    );
+    assert_eq!(parse("Fri, 31 Dec 9999 23:59:59 GMT", None, EXAMPLE_MS), wait(max, F::Clamped));
 }
 
 #[test]

@@ -19,10 +19,7 @@ fn a_provider_wait_longer_than_the_deadline_stops_at_once_unshortened() {
     assert_eq!((r.stop.reason, r.stop.at_ms), (Reason::ProviderWait, 200));
     let refused = &r.records[1];
     assert_eq!(refused.decision, Decision::Refused);
-    assert_eq!(
-        refused.provider_wait_ms, 10_000,
-        "the provider's wait is recorded whole"
-    );
+    assert_eq!(refused.provider_wait_ms, 10_000, "the provider's wait is recorded whole");
     assert_eq!(refused.planned_wait_ms, 10_000, "never shortened to fit");
     assert_eq!(refused.start_ms, 10_200);
     assert_eq!(refused.remaining_ms, 4800);
@@ -43,10 +40,7 @@ fn a_provider_wait_that_fits_is_honoured_exactly() {
 fn an_order_that_times_out_ends_unknown_after_one_request() {
     let r = run(json!({ "operation": "order", "outcomes": [{ "error": "timeout" }] }));
     assert_eq!(r.wire_requests, 1);
-    assert_eq!(
-        (r.stop.reason, r.stop.at_ms),
-        (Reason::UnknownOutcome, 10_000)
-    );
+    assert_eq!((r.stop.reason, r.stop.at_ms), (Reason::UnknownOutcome, 10_000));
     assert_eq!(r.records.len(), 1, "no retry is even proposed");
     assert_eq!(r.records[0].outcome, Some(Observed::Timeout));
 }
@@ -59,21 +53,14 @@ fn an_order_whose_response_is_lost_or_5xx_is_never_resubmitted() {
         json!({ "status": 503 }),
         json!({ "status": 504 }),
     ] {
-        let r =
-            run(json!({ "operation": "order", "outcomes": [outcome.clone(), { "status": 200 }] }));
-        assert_eq!(
-            (r.wire_requests, r.stop.reason),
-            (1, Reason::UnknownOutcome),
-            "{outcome}"
-        );
+        let r = run(json!({ "operation": "order", "outcomes": [outcome.clone(), { "status": 200 }] }));
+        assert_eq!((r.wire_requests, r.stop.reason), (1, Reason::UnknownOutcome), "{outcome}");
     }
 }
 
 #[test]
 fn an_order_rejected_with_429_is_retried() {
-    let r = run(
-        json!({ "operation": "order", "draws": [10], "outcomes": [{ "status": 429 }, { "status": 201 }] }),
-    );
+    let r = run(json!({ "operation": "order", "draws": [10], "outcomes": [{ "status": 429 }, { "status": 201 }] }));
     assert_eq!((r.wire_requests, r.stop.reason), (2, Reason::Success));
 }
 
@@ -89,11 +76,7 @@ fn an_idempotent_write_is_retried_like_a_read() {
 fn client_errors_stop_without_a_proposal() {
     for status in [400, 401, 402, 403, 404, 413, 422] {
         let r = run(json!({ "outcomes": [{ "status": status }] }));
-        assert_eq!(
-            (r.wire_requests, r.stop.reason, r.records.len()),
-            (1, Reason::NonRetryable, 1),
-            "{status}"
-        );
+        assert_eq!((r.wire_requests, r.stop.reason, r.records.len()), (1, Reason::NonRetryable, 1), "{status}");
     }
 }
 
@@ -106,10 +89,7 @@ fn the_attempt_limit_counts_the_initial_request() {
     }));
     assert_eq!((r.wire_requests, r.stop.reason), (3, Reason::Attempts));
     let refused = r.records.last().unwrap();
-    assert_eq!(
-        (refused.attempt, refused.decision, refused.sampled_delay_ms),
-        (4, Decision::Refused, Some(1))
-    );
+    assert_eq!((refused.attempt, refused.decision, refused.sampled_delay_ms), (4, Decision::Refused, Some(1)));
 }
 
 #[test]
@@ -142,9 +122,7 @@ fn throttles_without_a_stated_wait_are_bounded_by_attempts() {
 
 #[test]
 fn a_418_stops_banned() {
-    let r = run(
-        json!({ "policy": { "maxAttempts": 5 }, "outcomes": [{ "status": 418, "retryAfter": "120" }] }),
-    );
+    let r = run(json!({ "policy": { "maxAttempts": 5 }, "outcomes": [{ "status": 418, "retryAfter": "120" }] }));
     assert_eq!((r.wire_requests, r.stop.reason), (1, Reason::Banned));
 }
 
@@ -180,10 +158,7 @@ fn an_http_date_in_the_past_waits_only_the_draw() {
         "draws": [300],
         "outcomes": [{ "status": 429, "retryAfter": "Wed, 31 Dec 2025 23:00:00 GMT" }, { "status": 200 }]
     }));
-    assert_eq!(
-        (r.records[1].provider_wait_ms, r.records[1].start_ms),
-        (0, 300)
-    );
+    assert_eq!((r.records[1].provider_wait_ms, r.records[1].start_ms), (0, 300));
 }
 
 #[test]
@@ -217,12 +192,7 @@ fn without_jitter_the_schedule_is_exact() {
         "policy": { "jitter": "none", "baseDelayMs": 100, "maxDelayMs": 350, "maxAttempts": 5, "attemptTimeoutMs": 50 },
         "outcomes": [{ "afterMs": 10, "status": 500 }, { "afterMs": 10, "status": 500 }, { "afterMs": 10, "status": 500 }, { "afterMs": 10, "status": 500 }]
     }));
-    let starts: Vec<u64> = r
-        .records
-        .iter()
-        .filter(|r| r.decision == Decision::Sent)
-        .map(|r| r.start_ms)
-        .collect();
+    let starts: Vec<u64> = r.records.iter().filter(|r| r.decision == Decision::Sent).map(|r| r.start_ms).collect();
     // windows 100, 200, 350 (capped), 350
     assert_eq!(starts, vec![0, 110, 320, 680, 1040]);
 }

@@ -17,6 +17,7 @@
 
 pub mod bucket;
 pub mod config;
+pub mod meter;
 pub mod quota;
 
 use std::collections::BTreeMap;
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::classify::OperationKind;
 use bucket::Bucket;
 pub use config::{BudgetConfig, Limits};
+use meter::Meter;
 use quota::{Quota, QuotaSnapshot};
 
 /// Who goes first when capacity is short: reconciliation never starves behind refreshes.
@@ -69,7 +71,7 @@ pub struct Ask<'a> {
 }
 
 /// Capacity granted to one attempt. Hand it back with [`Budget::release`] if the attempt is
-/// never sent, to [`Budget::sent`] when it is, and to [`Budget::settle`] when it ends.
+/// never sent, to [`Budget::dispatch`] when it goes, and to [`Budget::settle`] when it ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Grant {
     id: u64,
@@ -90,6 +92,7 @@ struct ScopeState {
     hold_until: u64,
     ban_until: u64,
     bucket: Option<Bucket>,
+    meter: Option<Meter>,
     quota: Option<Quota>,
     /// Grants whose attempt has not started yet, by id: when they may start.
     queued: BTreeMap<u64, u64>,
@@ -142,6 +145,7 @@ impl Budget {
             let limits = config.limits(scope);
             ScopeState {
                 bucket: limits.capacity.map(|c| Bucket::new(c, limits.refill_milli, limits.reserve_permille)),
+                meter: limits.capacity.map(|c| Meter::new(c, limits.refill_milli)),
                 quota: config.retry_quota.map(Quota::new),
                 ..ScopeState::default()
             }
@@ -215,9 +219,15 @@ impl Budget {
         }
     }
 
-    /// The granted attempt went on the wire.
-    pub fn sent(&mut self, scope: &str, grant: Grant) {
-        self.scope_mut(scope).queued.remove(&grant.id);
+    /// The granted attempt is about to go on the wire: its weight is charged to what was
+    /// actually sent. `Err(ms)` if timers fired late and that many ms must pass first.
+    pub fn dispatch(&mut self, scope: &str, grant: Grant, now: u64) -> Result<(), u64> {
+        let s = self.scope_mut(scope);
+        if let Some(meter) = &mut s.meter {
+            meter.take(grant.weight, now)?;
+        }
+        s.queued.remove(&grant.id);
+        Ok(())
     }
 
     /// The granted attempt ended: a success pays the retry quota back.
@@ -237,8 +247,12 @@ impl Budget {
 
     /// The provider says `used` tokens of `scope` are spent: the local bucket follows it down.
     pub fn observe_used_weight(&mut self, scope: &str, used: u64, now: u64) {
-        if let Some(bucket) = &mut self.scope_mut(scope).bucket {
+        let s = self.scope_mut(scope);
+        if let Some(bucket) = &mut s.bucket {
             bucket.observe_used(used, now);
+        }
+        if let Some(meter) = &mut s.meter {
+            meter.observe_used(used, now);
         }
     }
 

@@ -172,9 +172,9 @@ impl InvalidOption {
         InvalidOption { field: field.to_owned(), problem }
     }
 
-    /// Prefixes the field path, e.g. `maxAttempts` → `policy.maxAttempts`.
+    /// Prefixes the field path, e.g. `maxAttempts` → `policy.maxAttempts` (an empty path is the parent itself).
     pub fn within(mut self, parent: &str) -> Self {
-        self.field = format!("{parent}.{}", self.field);
+        self.field = if self.field.is_empty() { parent.to_owned() } else { format!("{parent}.{}", self.field) };
         self
     }
 

@@ -13,14 +13,14 @@ use super::clock;
 use super::error::{retry_error, Failure};
 use super::fetch::{self, Fetcher};
 use super::options::{CallOptions, ClientOptions};
-use super::request::RequestTemplate;
+use super::request::{RequestTemplate, Unread};
 use super::timer;
 use super::to_js;
 use crate::budget::{Budget, Priority};
 use crate::classify::OperationKind;
 use crate::draw::Draws;
 use crate::machine::{Action, Operation, Start};
-use crate::reason::Reason;
+use crate::reason::{Reason, Stop};
 use crate::redact::redact_url;
 
 /// Wraps `fetch` with a retry policy.
@@ -79,13 +79,14 @@ fn origin(url: &str) -> String {
 impl Client {
     async fn run(&self, input: JsValue, init: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let call = CallOptions::parse(&options, &self.policy)?;
-        let template = RequestTemplate::new(&input, &init).await?;
+        let mut template = RequestTemplate::new(&input, &init)?;
         let mut signals: Vec<AbortSignal> = vec![template.signal()];
         signals.extend(call.signal.clone());
         let abort = AbortWatch::new(signals);
 
         let kind = call.operation.unwrap_or_else(|| OperationKind::from_method(&template.method));
         let scope = call.scope.unwrap_or_else(|| origin(&template.url));
+        let deadline_ms = call.policy.deadline_ms();
         let start = Start {
             policy: call.policy,
             kind,
@@ -97,6 +98,14 @@ impl Client {
             url: Some(template.url.clone()),
         };
         let mut op = Operation::begin(start, clock::now(), clock::wall_now());
+        match template.buffer(&abort, deadline_ms).await {
+            Ok(()) => {}
+            Err(Unread::Failed(error)) => return Err(error),
+            Err(Unread::Stop(reason)) => {
+                let stop = op.stop_unstarted(clock::now(), reason);
+                return Err(self.failure(&op, stop, &template, None));
+            }
+        }
         let mut reported = 0;
         let mut last_response: Option<Response> = None;
         let mut action = op.start(clock::now(), &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut());
@@ -106,17 +115,16 @@ impl Client {
                 Action::Send { timeout_ms, .. } => {
                     let attempt = fetch::send(&self.fetcher, &template, timeout_ms, &abort).await;
                     let (now, wall) = (clock::now(), clock::wall_now());
-                    if let Some(response) = attempt.response {
-                        self.follow_used_weight(&scope, &response, now);
-                        last_response = Some(response);
+                    if !attempt.transmitted {
+                        Action::Stop(op.withdraw(now, &mut self.budget.borrow_mut()))
+                    } else {
+                        if let Some(response) = attempt.response {
+                            self.follow_used_weight(&scope, &response, now);
+                            last_response = Some(response);
+                        }
+                        let mut budget = self.budget.borrow_mut();
+                        op.on_outcome(now, wall, &attempt.outcome, &mut self.draws.borrow_mut(), &mut budget)
                     }
-                    op.on_outcome(
-                        now,
-                        wall,
-                        &attempt.outcome,
-                        &mut self.draws.borrow_mut(),
-                        &mut self.budget.borrow_mut(),
-                    )
                 }
                 Action::Sleep { until } => {
                     let slept = timer::sleep(until.saturating_sub(clock::now()), &abort).await;
@@ -131,20 +139,28 @@ impl Client {
                     return Ok(last_response.map(JsValue::from).unwrap_or(JsValue::UNDEFINED));
                 }
                 Action::Stop(stop) => {
-                    let url =
-                        op.records().first().and_then(|r| r.url.clone()).unwrap_or_else(|| redact_url(&template.url));
-                    return Err(retry_error(Failure {
-                        stop,
-                        method: &template.method,
-                        url: Some(&url),
-                        key: op.key(),
-                        response: last_response.map(JsValue::from),
-                        records: op.records(),
-                        records_js: to_js(op.records())?,
-                    }));
+                    return Err(self.failure(&op, stop, &template, last_response));
                 }
             };
         }
+    }
+
+    /// The `RetryError` for an operation that stopped without success.
+    fn failure(&self, op: &Operation, stop: Stop, template: &RequestTemplate, response: Option<Response>) -> JsValue {
+        let url = redact_url(&template.url);
+        let records = match to_js(op.records()) {
+            Ok(records) => records,
+            Err(error) => return error,
+        };
+        retry_error(Failure {
+            stop,
+            method: &template.method,
+            url: Some(&url),
+            key: op.key(),
+            response: response.map(JsValue::from),
+            records: op.records(),
+            records_js: records,
+        })
     }
 
     /// Corrects the scope's bucket from the provider's own count, when the budget names its header.

@@ -42,11 +42,13 @@ impl Fetcher {
 pub struct Attempt {
     pub outcome: Outcome,
     pub response: Option<Response>,
+    /// Whether the request was handed to `fetch` at all (not when the caller had already aborted).
+    pub transmitted: bool,
 }
 
 impl Attempt {
     fn failed(observed: Observed) -> Self {
-        Attempt { outcome: Outcome::failure(observed), response: None }
+        Attempt { outcome: Outcome::failure(observed), response: None, transmitted: true }
     }
 }
 
@@ -77,10 +79,10 @@ pub async fn send(fetcher: &Fetcher, template: &RequestTemplate, timeout_ms: u64
         }
     };
     if abort.is_aborted() {
-        return Attempt::failed(Observed::Aborted);
+        return Attempt { transmitted: false, ..Attempt::failed(Observed::Aborted) };
     }
     let Ok(request) = template.for_attempt(&controller.signal()) else {
-        return Attempt::failed(Observed::NetworkError);
+        return Attempt { transmitted: false, ..Attempt::failed(Observed::NetworkError) };
     };
     let response = match fetcher.call(&request) {
         Ok(promise) => JsFuture::from(js_sys::Promise::resolve(&promise)).await,
@@ -103,7 +105,7 @@ pub async fn send(fetcher: &Fetcher, template: &RequestTemplate, timeout_ms: u64
         retry_after: headers.get("retry-after").ok().flatten(),
         date: headers.get("date").ok().flatten(),
     };
-    Attempt { outcome, response: Some(buffered(&response, &body).unwrap_or(response)) }
+    Attempt { outcome, response: Some(buffered(&response, &body).unwrap_or(response)), transmitted: true }
 }
 
 /// A response with its body already read, keeping `url` and `redirected`.

@@ -77,7 +77,7 @@ impl ClientOptions {
         for key in object_fields(options)? {
             let value = field(options, &key);
             match key.as_str() {
-                "policy" => parsed.policy = Policy::from_options(&loose(&value)).map_err(|e| e.within("policy"))?,
+                "policy" => parsed.policy = Policy::from_options(&loose(&value))?,
                 "budget" if value.is_undefined() => {}
                 "budget" => {
                     parsed.budget = Some(
@@ -135,7 +135,7 @@ impl CallOptions {
                 continue;
             }
             match key.as_str() {
-                "policy" => call.policy = policy.with_options(&given).map_err(|e| e.within("policy"))?,
+                "policy" => call.policy = policy.with_options(&given)?,
                 "operation" => call.operation = Some(operation(&given)?),
                 "priority" => call.priority = Some(priority(&given)?),
                 "key" => call.key = Some(name("key", &given)?),

@@ -30,6 +30,8 @@ pub struct Sim {
     events: Vec<Option<Event>>,
     /// Every request on the wire: (time, operation index, weight).
     pub sends: Vec<(u64, usize, u32)>,
+    /// A stalled event loop: events due in `[from, to)` run at `to`.
+    pub stall: Option<(u64, u64)>,
 }
 
 impl Sim {
@@ -42,6 +44,7 @@ impl Sim {
             queue: BinaryHeap::new(),
             events: Vec::new(),
             sends: Vec::new(),
+            stall: None,
         }
     }
 
@@ -66,6 +69,10 @@ impl Sim {
             if at > until {
                 break;
             }
+            let at = match self.stall {
+                Some((from, to)) if (from..to).contains(&at) => to,
+                _ => at,
+            };
             self.now = at;
             let Some(event) = self.events[event_id as usize].take() else { continue };
             let op = &mut self.ops[index];

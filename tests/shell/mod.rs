@@ -252,3 +252,27 @@ fn invalid_options_throw_errors_that_name_the_field() {
     assert!(error.is_instance_of::<js_sys::TypeError>());
     assert!(get(&error, "message").as_string().unwrap().contains("retries"));
 }
+
+#[wasm_bindgen_test]
+async fn a_token_budget_paces_concurrent_reads() {
+    let path = runtime_path("paced");
+    let options = Object::new();
+    let budget = SharedBudget::new(json(r#"{"capacity":3,"refillPerSecond":5,"reserve":0}"#)).unwrap();
+    Reflect::set(&options, &"budget".into(), &JsValue::from(budget)).unwrap();
+    let c = RetryClient::new(options.into()).unwrap();
+    let calls: Vec<JsFuture> = (0..13)
+        .map(|_| {
+            JsFuture::from(c.fetch(format!("{}{path}", mock_url()).into(), JsValue::UNDEFINED, JsValue::UNDEFINED))
+        })
+        .collect();
+    for call in calls {
+        call.await.expect("every read fits its 30 s deadline");
+    }
+    let mut arrivals: Vec<f64> = server_log(&path).await.iter().map(|e| e.0).collect();
+    arrivals.sort_by(f64::total_cmp);
+    assert_eq!(arrivals.len(), 13);
+    // Three at once, then one every 200 ms: ten more take at least two seconds.
+    let span = arrivals[12] - arrivals[0];
+    assert!(span >= 2000.0 - 50.0, "13 reads reached the server within {span} ms");
+    assert!(arrivals[3] - arrivals[0] >= 150.0, "the fourth waited for a token");
+}
