@@ -18,6 +18,7 @@ use crate::draw::Draws;
 use crate::gate::{self, Fit};
 use crate::policy::Policy;
 use crate::reason::{Reason, Stop};
+use crate::reconcile::Evidence;
 use crate::record::{AttemptRecord, Decision};
 use crate::redact::redact_url;
 use crate::retry_after::{self, ProviderWait, RetryAfterForm};
@@ -43,14 +44,20 @@ pub struct Outcome {
     pub retry_after: Option<String>,
     /// The raw `Date` header, if the response had one.
     pub date: Option<String>,
+    /// What a reconciliation query found (it then decides instead of the status).
+    pub evidence: Option<Evidence>,
 }
 
 impl Outcome {
     pub fn response(status: u16) -> Self {
-        Outcome { observed: Observed::Response, status: Some(status), retry_after: None, date: None }
+        Outcome { observed: Observed::Response, status: Some(status), retry_after: None, date: None, evidence: None }
     }
     pub fn failure(observed: Observed) -> Self {
-        Outcome { observed, status: None, retry_after: None, date: None }
+        Outcome { observed, status: None, retry_after: None, date: None, evidence: None }
+    }
+    /// A status query answered with `evidence`.
+    pub fn evidence(evidence: Evidence) -> Self {
+        Outcome { evidence: Some(evidence), ..Outcome::failure(Observed::Response) }
     }
 }
 
@@ -152,10 +159,21 @@ impl Operation {
         };
         let (mut record, grant) = (record.clone(), *grant);
         let status = outcome.status.unwrap_or(0);
-        let mut verdict = classify(self.start.kind, outcome.observed, status, self.start.policy.retry_on());
+        let mut verdict = match outcome.evidence {
+            // `not-found` proves nothing: the query is repeated, like a transient failure.
+            Some(evidence) if outcome.observed == Observed::Response => {
+                if evidence.resolves() {
+                    Reason::Success
+                } else {
+                    Reason::Retryable
+                }
+            }
+            _ => classify(self.start.kind, outcome.observed, status, self.start.policy.retry_on()),
+        };
         record.end_ms = Some(self.elapsed(now));
         record.outcome = Some(outcome.observed);
         record.status = outcome.status;
+        record.evidence = outcome.evidence;
         record.reason = Some(verdict);
         self.records.push(record);
         budget.settle(&self.start.scope, grant, verdict == Reason::Success);
@@ -381,6 +399,7 @@ impl Operation {
             budget_wait_ms: 0,
             planned_wait_ms: proposal.step.map_or(0, |s| s.delay_ms),
             remaining_ms: self.deadline_at.saturating_sub(now),
+            evidence: None,
             reason: None,
         }
     }

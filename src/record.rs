@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::classify::{Observed, OperationKind};
 use crate::reason::Reason;
+use crate::reconcile::Evidence;
 use crate::retry_after::RetryAfterForm;
 
 /// Whether the proposed attempt went on the wire.
@@ -54,6 +55,9 @@ pub struct AttemptRecord {
     pub planned_wait_ms: u64,
     /// Time left before the deadline when the decision was made.
     pub remaining_ms: u64,
+    /// What a reconciliation query found (reconciliation records only).
+    #[serde(default)]
+    pub evidence: Option<Evidence>,
     /// For a sent attempt, what its outcome meant; for a refused one, why it was refused.
     pub reason: Option<Reason>,
 }

@@ -46,6 +46,7 @@ fn redact_pair(pair: &str) -> String {
 }
 
 fn is_secret(name: &str) -> bool {
-    let normalized: String = name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect();
+    // ASCII folding is enough for parameter names, and keeps Unicode case tables out of the wasm.
+    let normalized: String = name.chars().filter(|c| *c != '-' && *c != '_').map(|c| c.to_ascii_lowercase()).collect();
     SECRET_PARTS.iter().any(|part| normalized.contains(part))
 }

@@ -133,7 +133,12 @@ fn scripted(outcome: Option<ScriptedOutcome>, timeout_ms: u64) -> (u64, Outcome)
         // Kept as an unreadable header value, as a provider might send one.
         _ => Some("unreadable".to_owned()),
     };
-    let response =
-        Outcome { observed: Observed::Response, status: Some(o.status.unwrap_or(200)), retry_after, date: o.date };
+    let response = Outcome {
+        observed: Observed::Response,
+        status: Some(o.status.unwrap_or(200)),
+        retry_after,
+        date: o.date,
+        evidence: None,
+    };
     (o.after_ms, response)
 }

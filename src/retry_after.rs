@@ -34,7 +34,7 @@ pub struct ProviderWait {
 /// Reads a `Retry-After` value. `date_header` is the response's `Date`, `wall_now_ms` the
 /// wall clock (Unix ms) at receipt, used when `Date` is missing or invalid.
 pub fn parse(value: &str, date_header: Option<&str>, wall_now_ms: u64) -> ProviderWait {
-    let value = value.trim();
+    let value = trim_ows(value);
     if let Some(ms) = delta_seconds_ms(value) {
         return bounded(ms, RetryAfterForm::Seconds);
     }
@@ -63,9 +63,14 @@ fn delta_seconds_ms(value: &str) -> Option<u64> {
     Some(seconds.saturating_mul(1000))
 }
 
+/// Without optional whitespace (RFC 9110 §5.6.3: spaces and tabs) around a field value.
+fn trim_ows(value: &str) -> &str {
+    value.trim_matches([' ', '\t'])
+}
+
 /// An HTTP-date in any of its three forms, as Unix ms.
 pub fn http_date_ms(value: &str) -> Option<u64> {
-    let at = httpdate::parse_http_date(value.trim()).ok()?;
+    let at = httpdate::parse_http_date(trim_ows(value)).ok()?;
     let since: Duration = at.duration_since(UNIX_EPOCH).ok()?;
     u64::try_from(since.as_millis()).ok()
 }

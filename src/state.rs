@@ -55,12 +55,69 @@ pub struct OperationState {
 
 /// Where the operation was when saved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "phase", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+#[serde(try_from = "PhaseFields", into = "PhaseFields")]
 pub enum PhaseState {
     Idle,
     Sleeping { wake_at_wall_ms: u64, record: AttemptRecord },
     InFlight { record: AttemptRecord },
     Stopped { stop: Stop },
+}
+
+/// The JSON form of [`PhaseState`]: a flat object tagged by `phase`. (A flat struct, not
+/// serde's internally tagged enum, whose buffering would cost the wasm build kilobytes.)
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PhaseFields {
+    phase: PhaseName,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    wake_at_wall_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    record: Option<AttemptRecord>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stop: Option<Stop>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum PhaseName {
+    Idle,
+    Sleeping,
+    InFlight,
+    Stopped,
+}
+
+impl TryFrom<PhaseFields> for PhaseState {
+    type Error = &'static str;
+
+    fn try_from(f: PhaseFields) -> Result<Self, Self::Error> {
+        match (f.phase, f.wake_at_wall_ms, f.record, f.stop) {
+            (PhaseName::Idle, ..) => Ok(PhaseState::Idle),
+            (PhaseName::Sleeping, Some(wake_at_wall_ms), Some(record), _) => {
+                Ok(PhaseState::Sleeping { wake_at_wall_ms, record })
+            }
+            (PhaseName::Sleeping, ..) => Err("a sleeping phase needs wakeAtWallMs and record"),
+            (PhaseName::InFlight, _, Some(record), _) => Ok(PhaseState::InFlight { record }),
+            (PhaseName::InFlight, ..) => Err("an in-flight phase needs its record"),
+            (PhaseName::Stopped, .., Some(stop)) => Ok(PhaseState::Stopped { stop }),
+            (PhaseName::Stopped, ..) => Err("a stopped phase needs its stop"),
+        }
+    }
+}
+
+impl From<PhaseState> for PhaseFields {
+    fn from(p: PhaseState) -> Self {
+        let empty = |phase| PhaseFields { phase, wake_at_wall_ms: None, record: None, stop: None };
+        match p {
+            PhaseState::Idle => empty(PhaseName::Idle),
+            PhaseState::Sleeping { wake_at_wall_ms, record } => PhaseFields {
+                wake_at_wall_ms: Some(wake_at_wall_ms),
+                record: Some(record),
+                ..empty(PhaseName::Sleeping)
+            },
+            PhaseState::InFlight { record } => PhaseFields { record: Some(record), ..empty(PhaseName::InFlight) },
+            PhaseState::Stopped { stop } => PhaseFields { stop: Some(stop), ..empty(PhaseName::Stopped) },
+        }
+    }
 }
 
 /// A saved state this build cannot resume.

@@ -41,7 +41,7 @@ fn describe(unexpected: &Unexpected) -> String {
         Unexpected::Unsigned(n) => format!("integer {n}"),
         Unexpected::Signed(n) => format!("integer {n}"),
         Unexpected::Float(_) => "a fractional or out-of-range number".to_owned(),
-        Unexpected::Str(s) => format!("string {s:?}"),
+        Unexpected::Str(s) => format!("string \"{s}\""),
         Unexpected::Unit => "null".to_owned(),
         Unexpected::Seq => "an array".to_owned(),
         Unexpected::Map => "an object".to_owned(),

@@ -10,31 +10,39 @@ use web_sys::{AbortSignal, Response};
 
 use super::abort::AbortWatch;
 use super::clock;
-use super::error::{retry_error, Failure};
+use super::error::{retry_error, type_error, Failure};
 use super::fetch::{self, Fetcher};
+use super::keyed::{Claimed, Keyed};
 use super::options::{CallOptions, ClientOptions};
 use super::request::{RequestTemplate, Unread};
+use super::store::Store;
 use super::timer;
 use super::to_js;
 use crate::budget::{Budget, Priority};
 use crate::classify::OperationKind;
 use crate::draw::Draws;
+use crate::durable::Refusal;
 use crate::machine::{Action, Operation, Start};
 use crate::reason::{Reason, Stop};
+use crate::record::AttemptRecord;
 use crate::redact::redact_url;
 
 /// Wraps `fetch` with a retry policy.
 #[wasm_bindgen(js_name = RetryClient)]
 pub struct RetryClient {
-    core: Rc<Client>,
+    pub(super) core: Rc<Client>,
 }
 
-struct Client {
-    policy: crate::policy::Policy,
-    budget: Rc<RefCell<Budget>>,
-    draws: RefCell<Draws>,
-    fetcher: Fetcher,
-    on_attempt: Option<Function>,
+pub(super) struct Client {
+    pub policy: crate::policy::Policy,
+    pub budget: Rc<RefCell<Budget>>,
+    pub draws: RefCell<Draws>,
+    pub fetcher: Fetcher,
+    pub on_attempt: Option<Function>,
+    pub on_escalation: Option<Function>,
+    pub store: Store,
+    /// Names this client in the leases it writes.
+    pub owner: String,
 }
 
 #[wasm_bindgen(js_class = RetryClient)]
@@ -50,6 +58,9 @@ impl RetryClient {
             draws: RefCell::new(Draws::seeded(seed)),
             fetcher: options.fetcher,
             on_attempt: options.on_attempt,
+            on_escalation: options.on_escalation,
+            store: options.store.unwrap_or_else(Store::memory),
+            owner: format!("{:016x}", entropy()),
         };
         Ok(RetryClient { core: Rc::new(client) })
     }
@@ -83,22 +94,39 @@ impl Client {
         let mut signals: Vec<AbortSignal> = vec![template.signal()];
         signals.extend(call.signal.clone());
         let abort = AbortWatch::new(signals);
+        let keyed = call.key.as_deref().map(|key| Keyed { store: &self.store, key, owner: &self.owner });
 
         let kind = call.operation.unwrap_or_else(|| OperationKind::from_method(&template.method));
-        let scope = call.scope.unwrap_or_else(|| origin(&template.url));
-        let deadline_ms = call.policy.deadline_ms();
+        let scope = call.scope.clone().unwrap_or_else(|| origin(&template.url));
         let start = Start {
-            policy: call.policy,
+            policy: call.policy.clone(),
             kind,
             priority: call.priority.unwrap_or(Priority::for_kind(kind)),
             scope: scope.clone(),
             weight: call.weight,
-            key: call.key,
+            key: call.key.clone(),
             method: Some(template.method.clone()),
             url: Some(template.url.clone()),
         };
         let mut op = Operation::begin(start, clock::now(), clock::wall_now());
-        match template.buffer(&abort, deadline_ms).await {
+        let mut resumed = false;
+        if let Some(keyed) = &keyed {
+            match keyed.claim(&abort).await? {
+                Claimed::Fresh => {}
+                Claimed::Resume(state) => {
+                    let mut budget = self.budget.borrow_mut();
+                    op = Operation::restore(*state, clock::now(), clock::wall_now(), &mut budget)
+                        .map_err(|e| type_error(&e.to_string()))?;
+                    resumed = true;
+                }
+                Claimed::Refused(refusal, records) => return Err(self.refused(&template, keyed.key, refusal, &records)),
+                Claimed::Aborted => {
+                    let stop = op.stop_unstarted(clock::now(), Reason::Aborted);
+                    return Err(self.failure(&op, stop, &template, None));
+                }
+            }
+        }
+        match template.buffer(&abort, op.deadline_at().saturating_sub(clock::now())).await {
             Ok(()) => {}
             Err(Unread::Failed(error)) => return Err(error),
             Err(Unread::Stop(reason)) => {
@@ -108,9 +136,20 @@ impl Client {
         }
         let mut reported = 0;
         let mut last_response: Option<Response> = None;
-        let mut action = op.start(clock::now(), &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut());
+        let mut action = {
+            let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());
+            if resumed {
+                op.resume(clock::now(), clock::wall_now(), &mut draws, &mut budget)
+            } else {
+                op.start(clock::now(), &mut draws, &mut budget)
+            }
+        };
         loop {
             self.report(&op, &mut reported);
+            if let (Some(keyed), Action::Send { .. } | Action::Sleep { .. }) = (&keyed, action) {
+                // Saved before the request leaves and before each sleep, so a restart resumes from here.
+                keyed.save(&op, &self.budget).await?;
+            }
             action = match action {
                 Action::Send { timeout_ms, .. } => {
                     let attempt = fetch::send(&self.fetcher, &template, timeout_ms, &abort).await;
@@ -122,8 +161,8 @@ impl Client {
                             self.follow_used_weight(&scope, &response, now);
                             last_response = Some(response);
                         }
-                        let mut budget = self.budget.borrow_mut();
-                        op.on_outcome(now, wall, &attempt.outcome, &mut self.draws.borrow_mut(), &mut budget)
+                        let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());
+                        op.on_outcome(now, wall, &attempt.outcome, &mut draws, &mut budget)
                     }
                 }
                 Action::Sleep { until } => {
@@ -135,10 +174,14 @@ impl Client {
                         Action::Stop(op.abort(clock::now(), &mut budget))
                     }
                 }
-                Action::Stop(stop) if stop.reason == Reason::Success => {
-                    return Ok(last_response.map(JsValue::from).unwrap_or(JsValue::UNDEFINED));
-                }
                 Action::Stop(stop) => {
+                    if let Some(keyed) = &keyed {
+                        // Written before the promise settles: an unknown outcome is never lost.
+                        keyed.finish(&op, &self.budget).await?;
+                    }
+                    if stop.reason == Reason::Success {
+                        return Ok(last_response.map(JsValue::from).unwrap_or(JsValue::UNDEFINED));
+                    }
                     return Err(self.failure(&op, stop, &template, last_response));
                 }
             };
@@ -147,8 +190,32 @@ impl Client {
 
     /// The `RetryError` for an operation that stopped without success.
     fn failure(&self, op: &Operation, stop: Stop, template: &RequestTemplate, response: Option<Response>) -> JsValue {
+        self.error(stop, template, op.key(), op.records(), response, None)
+    }
+
+    /// The `RetryError` for a key that may not run now; its records are the saved operation's.
+    fn refused(&self, template: &RequestTemplate, key: &str, refusal: Refusal, records: &[AttemptRecord]) -> JsValue {
+        let detail = match refusal {
+            Refusal::Unresolved => format!(
+                "key \"{key}\" has an order whose outcome is unknown; reconcile it (client.reconcile) or close it (client.resolve)"
+            ),
+            Refusal::InUse => format!("key \"{key}\" is being run by another client sharing the store"),
+        };
+        let stop = Stop { reason: Reason::UnknownOutcome, at_ms: 0 };
+        self.error(stop, template, Some(key), records, None, Some(&detail))
+    }
+
+    fn error(
+        &self,
+        stop: Stop,
+        template: &RequestTemplate,
+        key: Option<&str>,
+        records: &[AttemptRecord],
+        response: Option<Response>,
+        detail: Option<&str>,
+    ) -> JsValue {
         let url = redact_url(&template.url);
-        let records = match to_js(op.records()) {
+        let records_js = match to_js(records) {
             Ok(records) => records,
             Err(error) => return error,
         };
@@ -156,10 +223,11 @@ impl Client {
             stop,
             method: &template.method,
             url: Some(&url),
-            key: op.key(),
+            key,
             response: response.map(JsValue::from),
-            records: op.records(),
-            records_js: records,
+            records,
+            records_js,
+            detail,
         })
     }
 
@@ -167,14 +235,15 @@ impl Client {
     fn follow_used_weight(&self, scope: &str, response: &Response, now: u64) {
         let mut budget = self.budget.borrow_mut();
         let Some(header) = budget.used_weight_header(scope) else { return };
-        let used = response.headers().get(header).ok().flatten().and_then(|v| v.trim().parse::<u64>().ok());
+        let used =
+            response.headers().get(header).ok().flatten().and_then(|v| v.trim_matches([' ', '\t']).parse::<u64>().ok());
         if let Some(used) = used {
             budget.observe_used_weight(scope, used, now);
         }
     }
 
     /// Hands each record made since the last call to `onAttempt`.
-    fn report(&self, op: &Operation, reported: &mut usize) {
+    pub(super) fn report(&self, op: &Operation, reported: &mut usize) {
         let records = op.records();
         let Some(callback) = &self.on_attempt else {
             *reported = records.len();

@@ -59,6 +59,8 @@ pub struct Failure<'a> {
     pub response: Option<JsValue>,
     pub records: &'a [AttemptRecord],
     pub records_js: JsValue,
+    /// Replaces the standard explanation of the reason.
+    pub detail: Option<&'a str>,
 }
 
 /// A `RetryError` (or, before the class is registered, an `Error` shaped like one).
@@ -70,7 +72,7 @@ pub fn retry_error(failure: Failure) -> JsValue {
         "{} {}: {reason} after {sent} request{plural}: {}",
         failure.method,
         failure.url.unwrap_or(""),
-        explain(failure.stop.reason)
+        failure.detail.unwrap_or(explain(failure.stop.reason))
     );
     let details = Object::new();
     let response = failure.response.unwrap_or(JsValue::UNDEFINED);

@@ -88,7 +88,7 @@ pub async fn send(fetcher: &Fetcher, template: &RequestTemplate, timeout_ms: u64
         Ok(promise) => JsFuture::from(js_sys::Promise::resolve(&promise)).await,
         Err(e) => Err(e),
     };
-    let Ok(response) = response.and_then(|r| r.dyn_into::<Response>().map_err(JsValue::from)) else {
+    let Ok(response) = response.and_then(|r| r.dyn_into::<Response>()) else {
         return Attempt::failed(failure());
     };
     let body = match response.array_buffer() {
@@ -104,6 +104,7 @@ pub async fn send(fetcher: &Fetcher, template: &RequestTemplate, timeout_ms: u64
         status: Some(response.status()),
         retry_after: headers.get("retry-after").ok().flatten(),
         date: headers.get("date").ok().flatten(),
+        evidence: None,
     };
     Attempt { outcome, response: Some(buffered(&response, &body).unwrap_or(response)), transmitted: true }
 }

@@ -11,10 +11,13 @@ mod client;
 pub mod clock;
 mod error;
 mod fetch;
+mod keyed;
 mod latch;
 mod options;
+mod reconcile;
 mod replay;
 mod request;
+mod store;
 mod timer;
 mod value;
 

@@ -11,6 +11,7 @@ use web_sys::AbortSignal;
 use super::budget;
 use super::error::invalid;
 use super::fetch::Fetcher;
+use super::store::Store;
 use super::value::{field, keys, loose};
 use crate::budget::{Budget, Priority};
 use crate::classify::OperationKind;
@@ -27,6 +28,8 @@ pub struct ClientOptions {
     pub seed: Option<u64>,
     pub fetcher: Fetcher,
     pub on_attempt: Option<Function>,
+    pub on_escalation: Option<Function>,
+    pub store: Option<Store>,
 }
 
 /// The third argument of `client.fetch(input, init, options)`.
@@ -73,6 +76,8 @@ impl ClientOptions {
             seed: None,
             fetcher: Fetcher::Global,
             on_attempt: None,
+            on_escalation: None,
+            store: None,
         };
         for key in object_fields(options)? {
             let value = field(options, &key);
@@ -92,6 +97,9 @@ impl ClientOptions {
                     }
                 }
                 "onAttempt" => parsed.on_attempt = function("onAttempt", &value)?,
+                "onEscalation" => parsed.on_escalation = function("onEscalation", &value)?,
+                "store" if value.is_undefined() || value.is_null() => {}
+                "store" => parsed.store = Some(Store::from_js(&value)?),
                 _ => return Err(InvalidOption::new(&key, Problem::UnknownField)),
             }
         }

@@ -1,0 +1,67 @@
+//! Reconciliation: what a status query can tell about an order whose outcome is unknown.
+//!
+//! A transmitted order whose answer was lost may have executed. It is never sent
+//! again; instead the caller's status query runs under its own bounded policy (with
+//! budget priority `reconcile`) until the evidence settles it. A fill, a documented
+//! rejection, a cancel — or an open order, which is live exposure — resolves it.
+//! `not-found` does not: an absent open-order row is not proof that nothing traded,
+//! so the query is repeated, and exhausting the policy leaves the key unresolved and
+//! escalated.
+
+use serde::{Deserialize, Serialize};
+
+use crate::input::{InvalidOption, Loose};
+use crate::policy::Policy;
+
+/// What a status query found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Evidence {
+    Filled,
+    PartiallyFilled,
+    /// Resting on the book: resolved, as live exposure.
+    Open,
+    Canceled,
+    Rejected,
+    /// Not among the orders the query could see: proves nothing, the query is repeated.
+    NotFound,
+}
+
+impl Evidence {
+    pub const NAMES: &'static str =
+        "\"filled\", \"partially-filled\", \"open\", \"canceled\", \"rejected\", \"not-found\"";
+
+    pub fn from_name(name: &str) -> Option<Evidence> {
+        match name {
+            "filled" => Some(Evidence::Filled),
+            "partially-filled" => Some(Evidence::PartiallyFilled),
+            "open" => Some(Evidence::Open),
+            "canceled" => Some(Evidence::Canceled),
+            "rejected" => Some(Evidence::Rejected),
+            "not-found" => Some(Evidence::NotFound),
+            _ => None,
+        }
+    }
+
+    /// Whether this evidence settles the unknown outcome.
+    pub fn resolves(self) -> bool {
+        self != Evidence::NotFound
+    }
+}
+
+/// The default policy of reconciliation queries, before the caller's overrides.
+///
+/// # Default
+/// 5 queries, each bounded by 5 s, within 60 s, with full jitter over windows of 1 s
+/// doubling up to 8 s.
+pub fn reconciliation_policy(overrides: &Loose) -> Result<Policy, InvalidOption> {
+    let number = |name: &str, x: f64| (name.to_owned(), Loose::Number(x));
+    let defaults = Loose::Map(vec![
+        number("maxAttempts", 5.0),
+        number("baseDelayMs", 1000.0),
+        number("maxDelayMs", 8000.0),
+        number("attemptTimeoutMs", 5000.0),
+        number("deadlineMs", 60_000.0),
+    ]);
+    Policy::from_options(&defaults)?.with_options(overrides)
+}
