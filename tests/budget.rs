@@ -132,7 +132,8 @@ fn a_refresh_flood_leaves_the_reserve_to_a_reconcile_query() {
     let sent_at = |i: usize| sim.sends.iter().find(|s| s.1 == i).map(|s| s.0);
     assert_eq!(sent_at(reconcile), Some(100), "the reconcile query went at once");
     assert_eq!(sent_at(order), Some(100), "so did the order, from the upper part of the reserve");
-    assert!(sim.stops()[..500].iter().any(|s| *s == Some(Reason::Budget)), "most refreshes were refused");
+    let refused = sim.stops()[..500].iter().filter(|s| **s == Some(Reason::Budget)).count();
+    assert!(refused >= 400, "most refreshes were refused: {refused}");
 }
 
 #[test]
