@@ -4,10 +4,11 @@
 //! A saved operation carries its owner and a lease. The owner renews the lease at every
 //! save (before each send and each sleep, after each attempt), so it always covers what
 //! the owner is about to do: until a planned wake, or until an attempt in flight has
-//! timed out, plus [`LEASE_GRACE_MS`]. Another client that finds a live lease waits for
-//! it once; if it was not renewed meanwhile, the owner is gone (a killed worker) and
-//! the operation is resumed with its attempt count and its original expiry. A key whose
-//! order ended with an unknown outcome is refused until it is reconciled.
+//! timed out, plus [`LEASE_GRACE_MS`]. Another client that finds a live lease on a
+//! sleeping operation waits for it once; if it was not renewed meanwhile, the owner is
+//! gone (a killed worker) and the operation is resumed with its attempt count and its
+//! original expiry. A live lease on an attempt in flight is refused at once (the owner is
+//! at work). A key whose order ended with an unknown outcome is refused until reconciled.
 
 use serde::{Deserialize, Serialize};
 
@@ -69,11 +70,13 @@ pub fn claim(saved: Option<Saved>, me: &str, wall_now: u64) -> Claim {
         return Claim::Refuse(Refusal::InUse);
     }
     if wall_now < saved.lease_until_ms {
-        // A lease that outlives the operation's expiry is not worth waiting for.
-        return if saved.lease_until_ms >= saved.state.expires_at_wall_ms {
-            Claim::Refuse(Refusal::InUse)
-        } else {
+        // An attempt in flight is the owner at work: refuse at once. A sleep may be a dead
+        // owner's: wait for the lease once (unless it outlives the operation's expiry).
+        let sleeping = matches!(saved.state.phase, PhaseState::Sleeping { .. });
+        return if sleeping && saved.lease_until_ms < saved.state.expires_at_wall_ms {
             Claim::WaitUntil(saved.lease_until_ms)
+        } else {
+            Claim::Refuse(Refusal::InUse)
         };
     }
     Claim::Resume(Box::new(saved.state))

@@ -134,7 +134,8 @@ impl Client {
                 return Err(self.failure(&op, stop, &template, None));
             }
         }
-        let mut reported = 0;
+        // A resumed operation's earlier records were reported by the process that made them.
+        let mut reported = op.records().len();
         let mut last_response: Option<Response> = None;
         let mut action = {
             let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());

@@ -20,10 +20,13 @@ fn json(text: &str) -> JsValue {
     JSON::parse(text).expect("test JSON")
 }
 
-async fn global_fetch(url: &str, init: &JsValue) -> JsValue {
+pub fn fetch_promise(url: &str, init: &JsValue) -> Promise {
     let fetch: Function = get(&js_sys::global(), "fetch").dyn_into().expect("a global fetch");
-    let promise: Promise = fetch.call2(&JsValue::UNDEFINED, &url.into(), init).expect("fetch").dyn_into().unwrap();
-    JsFuture::from(promise).await.expect("the mock answers")
+    fetch.call2(&JsValue::UNDEFINED, &url.into(), init).expect("fetch").dyn_into().unwrap()
+}
+
+async fn global_fetch(url: &str, init: &JsValue) -> JsValue {
+    JsFuture::from(fetch_promise(url, init)).await.expect("the mock answers")
 }
 
 async fn response_json(response: JsValue) -> JsValue {
@@ -41,7 +44,7 @@ async fn script(path: &str, behaviours: &str) {
 }
 
 /// The mock's log of requests to `path`: (receivedAtMs, respondedAtMs or endedAtMs).
-async fn server_log(path: &str) -> Vec<(f64, f64)> {
+pub async fn server_log(path: &str) -> Vec<(f64, f64)> {
     let response = global_fetch(&format!("{}/__mock/requests?path={path}", mock_url()), &JsValue::UNDEFINED).await;
     let entries: Array = response_json(response).await.dyn_into().unwrap();
     entries
