@@ -14,6 +14,11 @@ fn budget(options: Value) -> Budget {
     Budget::new(BudgetConfig::from_options(&options).expect("valid budget options"))
 }
 
+/// A read asking for one token in scope `s` at `earliest`, able to start until `latest`.
+fn ask(earliest: u64, latest: u64) -> Ask<'static> {
+    Ask { scope: "s", weight: 1, priority: Priority::Read, retry: false, after_timeout: false, earliest, latest }
+}
+
 fn ok_after(ms: u64) -> Respond {
     Box::new(move |_, _| (ms, Outcome::response(200)))
 }
@@ -218,18 +223,9 @@ fn a_hold_starts_at_receipt_and_ends_on_time() {
 fn a_ban_ends_on_time_by_the_monotonic_clock() {
     let mut b = Budget::default();
     b.ban("s", 6000);
-    let ask = |at| Ask {
-        scope: "s",
-        weight: 1,
-        priority: Priority::Read,
-        retry: false,
-        after_timeout: false,
-        earliest: at,
-        latest: at + 10_000,
-    };
     assert_eq!(b.ban_remaining("s", 5999), 1);
     assert_eq!(b.ban_remaining("s", 6000), 0);
-    assert!(b.admit(&ask(6000)).is_some());
+    assert!(b.admit(&ask(6000, 16_000)).is_some());
     let snapshot = b.snapshot(1000, 1_000_000);
     assert_eq!((snapshot[0].banned_until, snapshot[0].ban_remaining_ms), (Some(1_005_000), 5000));
 }
@@ -299,15 +295,6 @@ fn a_weight_larger_than_the_bucket_is_refused() {
 #[test]
 fn tokens_of_a_refused_wake_go_back_to_the_bucket() {
     let mut b = budget(json!({ "capacity": 1, "refillPerSecond": 1, "reserve": 0 }));
-    let ask = |at, latest| Ask {
-        scope: "s",
-        weight: 1,
-        priority: Priority::Read,
-        retry: false,
-        after_timeout: false,
-        earliest: at,
-        latest,
-    };
     let grant = b.admit(&ask(0, 10_000)).unwrap();
     assert_eq!(b.admit(&ask(0, 10_000)).unwrap().start_at, 1000);
     b.release("s", grant);

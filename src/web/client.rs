@@ -166,15 +166,7 @@ impl Client {
                         op.on_outcome(now, wall, &attempt.outcome, &mut draws, &mut budget)
                     }
                 }
-                Action::Sleep { until } => {
-                    let slept = timer::sleep(until.saturating_sub(clock::now()), &abort).await;
-                    let mut budget = self.budget.borrow_mut();
-                    if slept {
-                        op.on_wake(clock::now(), &mut budget)
-                    } else {
-                        Action::Stop(op.abort(clock::now(), &mut budget))
-                    }
-                }
+                Action::Sleep { until } => self.sleep(&mut op, until, &abort).await,
                 Action::Stop(stop) => {
                     if let Some(keyed) = &keyed {
                         // Written before the promise settles: an unknown outcome is never lost.
@@ -186,6 +178,17 @@ impl Client {
                     return Err(self.failure(&op, stop, &template, last_response));
                 }
             };
+        }
+    }
+
+    /// Sleeps until `until`, then lets the operation check its gate again; an abort stops it.
+    pub(super) async fn sleep(&self, op: &mut Operation, until: u64, abort: &AbortWatch) -> Action {
+        let slept = timer::sleep(until.saturating_sub(clock::now()), abort).await;
+        let mut budget = self.budget.borrow_mut();
+        if slept {
+            op.on_wake(clock::now(), &mut budget)
+        } else {
+            Action::Stop(op.abort(clock::now(), &mut budget))
         }
     }
 

@@ -12,7 +12,7 @@ use super::clock;
 use super::error::{invalid, type_error};
 use super::keyed::Keyed;
 use super::latch::Latch;
-use super::timer::{self, Timeout};
+use super::timer::Timeout;
 use super::to_js;
 use super::value::{field, keys, loose};
 use crate::budget::Priority;
@@ -89,15 +89,7 @@ impl Client {
                     let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());
                     op.on_outcome(clock::now(), clock::wall_now(), &found, &mut draws, &mut budget)
                 }
-                Action::Sleep { until } => {
-                    let slept = timer::sleep(until.saturating_sub(clock::now()), &abort).await;
-                    let mut budget = self.budget.borrow_mut();
-                    if slept {
-                        op.on_wake(clock::now(), &mut budget)
-                    } else {
-                        Action::Stop(op.abort(clock::now(), &mut budget))
-                    }
-                }
+                Action::Sleep { until } => self.sleep(&mut op, until, &abort).await,
                 Action::Stop(stop) => break stop,
             };
         };
