@@ -94,6 +94,11 @@ pub fn lease_until(state: &OperationState, wall_now: u64) -> u64 {
 }
 
 impl Saved {
+    /// Its owner is still running it (not unresolved, not stopped).
+    pub fn is_running(&self) -> bool {
+        !self.state.unresolved && !matches!(self.state.phase, PhaseState::Stopped { .. })
+    }
+
     /// What `owner` saves for `op` at monotonic `now`, wall clock `wall_now`.
     pub fn of(op: &Operation, owner: &str, now: u64, wall_now: u64, budget: &crate::Budget) -> Saved {
         let state = op.snapshot(now, wall_now, budget);

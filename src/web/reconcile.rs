@@ -17,6 +17,7 @@ use super::to_js;
 use super::value::{field, keys, loose};
 use crate::budget::Priority;
 use crate::classify::{Observed, OperationKind};
+use crate::durable::Saved;
 use crate::input::{InvalidOption, Problem};
 use crate::machine::{Action, Operation, Outcome, Start};
 use crate::reason::Reason;
@@ -66,6 +67,12 @@ impl Client {
         let (policy, signal) = reconcile_options(&options).map_err(|e| invalid("reconcile options", &e))?;
         let keyed = Keyed { store: &self.store, key: &key, owner: &self.owner };
         let saved = keyed.load().await?;
+        if saved.as_ref().is_some_and(Saved::is_running) {
+            // Its owner is still submitting it: that operation's own outcome comes first.
+            return Err(type_error(&format!(
+                "reconcile: key \"{key}\" is still running; reconcile it once it has ended"
+            )));
+        }
         let scope = saved.as_ref().map_or_else(|| format!("reconcile:{key}"), |s| s.state.scope.clone());
         let start = Start {
             policy,
@@ -96,12 +103,16 @@ impl Client {
         let resolved = stop.reason == Reason::Success;
         let escalated = !resolved && stop.reason != Reason::Aborted;
         let evidence = op.records().iter().rev().find_map(|r| r.evidence);
-        if resolved {
-            self.store.delete(&key).await?;
-        } else if let Some(mut saved) = keyed.load().await? {
-            saved.escalated |= escalated;
-            saved.last_evidence = evidence.or(saved.last_evidence);
-            self.store.set(&key, &to_js(&saved)?).await?;
+        match keyed.load().await? {
+            // Still being submitted by its owner: that operation's own outcome decides the key.
+            Some(saved) if saved.is_running() => {}
+            Some(_) if resolved => self.store.delete(&key).await?,
+            Some(mut saved) => {
+                saved.escalated |= escalated;
+                saved.last_evidence = evidence.or(saved.last_evidence);
+                self.store.set(&key, &to_js(&saved)?).await?;
+            }
+            None => {}
         }
         let result = outcome(&key, resolved, evidence, escalated, to_js(op.records())?)?;
         if let (true, Some(callback)) = (escalated, &self.on_escalation) {
@@ -118,12 +129,8 @@ impl Client {
                 invalid("resolve", &InvalidOption::new("state", Problem::UnknownName { allowed: RESOLVING }))
             })?;
         let keyed = Keyed { store: &self.store, key: &key, owner: &self.owner };
-        if let Some(saved) = keyed.load().await? {
-            let running =
-                !saved.state.unresolved && !matches!(saved.state.phase, crate::state::PhaseState::Stopped { .. });
-            if running {
-                return Err(type_error(&format!("resolve: key \"{key}\" is still running, not unresolved")));
-            }
+        if keyed.load().await?.is_some_and(|saved| saved.is_running()) {
+            return Err(type_error(&format!("resolve: key \"{key}\" is still running, not unresolved")));
         }
         self.store.delete(&key).await?;
         outcome(&key, true, Some(evidence), false, js_sys::Array::new().into())
