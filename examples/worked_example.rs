@@ -11,9 +11,7 @@ fn main() -> Result<(), serde_json::Error> {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
-    println!(
-        "attempt  decision  window/draw   wait    start → end (ms)   outcome            reason"
-    );
+    println!("attempt  decision  window/draw   wait    start → end (ms)   outcome            reason");
     for r in &report.records {
         let draw = match (r.window_ms, r.sampled_delay_ms) {
             (Some(w), Some(d)) => format!("{w} / {d}"),
@@ -24,11 +22,7 @@ fn main() -> Result<(), serde_json::Error> {
             (None, Some(o)) => serde_json::to_value(o)?.as_str().unwrap_or("").to_owned(),
             (None, None) => "-".to_owned(),
         };
-        let verb = if r.decision == Decision::Sent {
-            "sent"
-        } else {
-            "refused"
-        };
+        let verb = if r.decision == Decision::Sent { "sent" } else { "refused" };
         let end = r.end_ms.map_or("-".to_owned(), |e| e.to_string());
         let reason = r.reason.map_or("", |x| x.as_str());
         println!(
@@ -36,9 +30,6 @@ fn main() -> Result<(), serde_json::Error> {
             r.attempt, r.planned_wait_ms, r.start_ms
         );
     }
-    println!(
-        "\nwire requests: {}; stopped: {} at {} ms",
-        report.wire_requests, report.stop.reason, report.stop.at_ms
-    );
+    println!("\nwire requests: {}; stopped: {} at {} ms", report.wire_requests, report.stop.reason, report.stop.at_ms);
     Ok(())
 }
