@@ -76,6 +76,8 @@ export interface AttemptRecord {
   remainingMs: number;
   /** Sent: what the outcome meant ("success", "retryable", "throttled", …). Refused: why. */
   reason: RetryReason | "success" | "retryable" | "throttled" | null;
+  /** What a reconciliation query found (reconciliation records only). */
+  evidence: Evidence | null;
 }
 
 export interface ClientOptions {
@@ -89,6 +91,36 @@ export interface ClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Called once with each finished record. Exceptions it throws are ignored. */
   onAttempt?: (record: AttemptRecord) => void;
+  /**
+   * Where keyed operations keep their state: `{ get, set, delete }` (a `Map` works), `{ get, put, delete }`
+   * (Durable Object storage, KV) or Web Storage (`localStorage`), sync or async. Values are JSON text under
+   * `retryline:<key>`. Default: in memory, per client.
+   */
+  store?: Store;
+  /** Called when reconciliation is exhausted without settling evidence (the key stays unresolved). */
+  onEscalation?: (result: Reconciliation) => void;
+}
+
+/** A store for keyed operations. */
+export type Store =
+  | { get(key: string): unknown; set(key: string, value: string): unknown; delete(key: string): unknown }
+  | { get(key: string): unknown; put(key: string, value: string): unknown; delete(key: string): unknown }
+  | { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void };
+
+/** What a status query found about an order whose outcome is unknown. */
+export type Evidence = "filled" | "partially-filled" | "open" | "canceled" | "rejected" | "not-found";
+
+/** The result of `reconcile` (and `resolve`). */
+export interface Reconciliation {
+  key: string;
+  /** Settled by evidence (any but "not-found") or by hand; the key is free again. */
+  resolved: boolean;
+  /** The last evidence seen (null if no query answered). */
+  state: Evidence | null;
+  /** Every query was spent without settling evidence: the key stays unresolved and refused. */
+  escalated: boolean;
+  /** One record per status query (with its `evidence`), and the refused proposal that ended them. */
+  records: AttemptRecord[];
 }
 
 export interface CallOptions {
@@ -116,6 +148,18 @@ export class RetryClient {
    * body already read within the attempt timeout; rejects with a {@link RetryError} otherwise.
    */
   fetch(input: RequestInfo | URL, init?: RequestInit, options?: CallOptions): Promise<Response>;
+  /**
+   * Runs your status lookup for an order whose outcome is unknown, under its own bounded policy (default:
+   * 5 queries of at most 5 s within 60 s, budget priority "reconcile"), until evidence settles it. Never resubmits.
+   * Rejects with a TypeError if the key is still being run by its owner.
+   */
+  reconcile(
+    key: string,
+    query: (context: { attempt: number; signal: AbortSignal }) => Evidence | Promise<Evidence>,
+    options?: { policy?: Policy; signal?: AbortSignal },
+  ): Promise<Reconciliation>;
+  /** Closes an unknown outcome by hand, with what an operator established. */
+  resolve(key: string, state: Exclude<Evidence, "not-found">): Promise<Reconciliation>;
   /** Releases the client's memory in the wasm instance (optional; garbage collection does it too). */
   free(): void;
 }
