@@ -3,84 +3,32 @@
 //
 // No bundler: the capnp config lists the installed package's files as workerd modules, taken
 // verbatim from <fresh>/node_modules/retryline. Which files, and as what, is derived from the
-// package as shipped: the entry is the "workerd" condition of its exports map, and the rest is
-// the graph of the entry's static relative imports (".js" → esModule, ".wasm" → wasm). If the
-// tarball lacked a file, or the export map pointed elsewhere, the worker would not start.
-//
-// Module names: workerd resolves every specifier — bare ones too — relative to the importing
-// module's name, and has no package resolution. Each package file is therefore named by its path
-// inside the package ("js/retry-error.js", "pkg/retryline.js", "pkg/retryline_bg.wasm"), the
-// worker is named "<entry dir>/worker.js", and the entry file is registered under the name
-// "<entry dir>/retryline", which is where the worker's `import ... from "retryline"` lands. The
-// entry's own relative imports ("./retry-error.js", "../pkg/retryline_bg.wasm") then resolve to
-// the shipped files. (A root-level module named "retryline" cannot work: "../pkg/..." would climb
-// above the root, which workerd rejects with "Invalid module specifier".)
+// package as shipped (workerdModules in workerd-harness.mjs, which also explains how they are
+// named for workerd). If the tarball lacked a file, or the export map pointed elsewhere, the
+// worker would not start.
 //
 // The Node reference is the package's own Node entry from the same tarball (see importNodeEntry in
 // pack.mjs), and also the repo's js/node.js whenever the repo's pkg/ is still the packed build.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync, existsSync, mkdirSync, copyFileSync } from "node:fs";
-import { dirname, join, posix } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { installFresh, importNodeEntry, importRepoNodeEntry, removeDir, repoRoot } from "./pack.mjs";
-import { startMockExchange } from "../mock-exchange.mjs";
+import { importNodeEntry, importRepoNodeEntry, repoRoot } from "./pack.mjs";
+import { workerdModules, capnpModules, startPackageInWorkerd, sleep } from "./workerd-harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const WORKERD = join(repoRoot, "node_modules", ".bin", "workerd");
 const WORKED_EXAMPLE = JSON.parse(readFileSync(join(repoRoot, "examples", "worked_example.json"), "utf8"));
 const ORDER = "/api/v3/order";
-const STARTUP_TIMEOUT_MS = 30_000;
-const REQUEST_TIMEOUT_MS = 20_000;
 
+let rig; // startPackageInWorkerd: { dir, mock, worker, close() }
 let dir; // the fresh project
 let mock;
-let workerd; // the child process
-let workerdLog = "";
-let base; // http://127.0.0.1:<port> of the worker
+let worker; // the running workerd
 let node; // the package's Node entry (js/node.js) from the same tarball: the reference
 
-// ---------------------------------------------------------------------------------------------
-// The worker's modules, from the installed package.
-
-const STATIC_IMPORT = /(?:^|[;\s])(?:import|export)\s*(?:[\w$*{}\s,]*?\sfrom\s*)?["']([^"']+)["']/g;
-
-function workerdModules(pkgDir) {
-  const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
-  const entry = manifest.exports?.["."]?.workerd;
-  assert.equal(typeof entry, "string", `package.json exports["."].workerd must be a path, got ${JSON.stringify(entry)}`);
-  const entryPath = posix.normalize(entry); // "js/workerd.js"
-  const entryDir = posix.dirname(entryPath) === "." ? "" : `${posix.dirname(entryPath)}/`;
-  const modules = new Map(); // package-relative path -> kind
-  const visit = (rel) => {
-    if (modules.has(rel)) return;
-    const file = join(pkgDir, rel);
-    assert.ok(existsSync(file), `the workerd entry needs ${rel}, which is not in the installed package`);
-    if (rel.endsWith(".wasm")) return modules.set(rel, "wasm");
-    assert.ok(rel.endsWith(".js") || rel.endsWith(".mjs"), `unexpected module type: ${rel}`);
-    modules.set(rel, "esModule");
-    for (const [, spec] of readFileSync(file, "utf8").matchAll(STATIC_IMPORT)) {
-      assert.ok(spec.startsWith("./") || spec.startsWith("../"),
-        `${rel} imports ${JSON.stringify(spec)}: workerd has no package resolution (nor node: builtins without nodejs_compat)`);
-      visit(posix.normalize(posix.join(posix.dirname(rel), spec)));
-    }
-  };
-  visit(entryPath);
-  return { entryPath, entryDir, modules };
-}
-
-function writeConfig() {
-  const pkgDir = join(dir, "node_modules", "retryline");
-  const { entryPath, entryDir, modules } = workerdModules(pkgDir);
-  mkdirSync(join(dir, "src"), { recursive: true });
-  copyFileSync(join(here, "fixtures", "workerd", "worker.js"), join(dir, "src", "worker.js"));
-  const lines = [`(name = ${JSON.stringify(`${entryDir}worker.js`)}, esModule = embed "src/worker.js")`];
-  for (const [rel, kind] of modules) {
-    const name = rel === entryPath ? `${entryDir}retryline` : rel;
-    lines.push(`(name = ${JSON.stringify(name)}, ${kind} = embed ${JSON.stringify(`node_modules/retryline/${rel}`)})`);
-  }
-  const config = `using Workerd = import "/workerd/workerd.capnp";
+function config(dir) {
+  return `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
   services = [
@@ -91,75 +39,15 @@ const config :Workerd.Config = (
 );
 
 const retrylineWorker :Workerd.Worker = (
-  modules = [
-    ${lines.join(",\n    ")},
-  ],
+  modules = ${capnpModules(dir, join(here, "fixtures", "workerd", "worker.js"))},
   compatibilityDate = "2025-09-01",
   globalOutbound = "internet",
 );
 `;
-  writeFileSync(join(dir, "config.capnp"), config);
-  return [...modules.keys()];
 }
 
-// Starts workerd; resolves with the port once it reports that its socket listens (--control-fd).
-function startWorkerd() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(WORKERD, ["serve", "config.capnp", "--verbose", "--control-fd=3"], {
-      cwd: dir, env: { ...process.env, PWD: dir }, stdio: ["ignore", "pipe", "pipe", "pipe"],
-    });
-    workerd = child;
-    const timer = setTimeout(() => fail(new Error(`workerd did not listen within ${STARTUP_TIMEOUT_MS} ms`)), STARTUP_TIMEOUT_MS);
-    function fail(err) {
-      clearTimeout(timer);
-      err.message += `\n--- workerd output\n${workerdLog}`;
-      reject(err);
-    }
-    child.stdout.on("data", (d) => (workerdLog += d));
-    child.stderr.on("data", (d) => (workerdLog += d));
-    child.once("error", fail);
-    child.once("exit", (code, signal) => fail(new Error(`workerd exited early (code ${code}, signal ${signal})`)));
-    let control = "";
-    child.stdio[3].on("data", (d) => {
-      control += d;
-      for (const line of control.split("\n").slice(0, -1)) {
-        const event = JSON.parse(line);
-        if (event.event === "listen" && event.socket === "http") {
-          clearTimeout(timer);
-          resolve(event.port);
-        }
-      }
-    });
-  });
-}
-
-async function stopWorkerd() {
-  const child = workerd;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 6_000))]);
-  clearTimeout(timer);
-}
-
-// If the test process dies some other way, don't leave workerd behind.
-process.once("exit", () => {
-  if (workerd && workerd.exitCode === null && workerd.signalCode === null) workerd.kill("SIGKILL");
-});
-
-// Calls the worker; every call has a timeout.
-async function call(path, body) {
-  const res = await fetch(base + path, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
-  const text = await res.text();
-  assert.equal(res.status, 200, `worker ${path} answered ${res.status}: ${text}\n--- workerd output\n${workerdLog}`);
-  return JSON.parse(text);
-}
+// Calls the worker (POST JSON, or GET without a body); every call has a timeout.
+const call = (path, body) => worker.call(path, body);
 
 // The same scenario in Node, through the package's Node entry, for comparison.
 async function nodeFetch({ url, init, options = {}, callOptions }) {
@@ -174,21 +62,12 @@ async function nodeFetch({ url, init, options = {}, callOptions }) {
   }
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 before(async () => {
-  mock = await startMockExchange({ port: 0 });
-  dir = await installFresh();
+  ({ dir, mock, worker } = rig = await startPackageInWorkerd(config));
   node = await importNodeEntry(dir);
-  writeConfig();
-  base = `http://127.0.0.1:${await startWorkerd()}`;
 }, { timeout: 600_000 }); // includes the wasm build (and waiting for another one) when pkg/ is stale
 
-after(async () => {
-  await stopWorkerd();
-  await mock?.close();
-  await removeDir(dir);
-});
+after(() => rig?.close());
 
 test("the worker loads the package's workerd entry as shipped (modules from the installed tarball)", async () => {
   const { modules, entryPath } = workerdModules(join(dir, "node_modules", "retryline"));
