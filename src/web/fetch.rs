@@ -81,8 +81,9 @@ pub async fn send(fetcher: &Fetcher, template: &RequestTemplate, timeout_ms: u64
     if abort.is_aborted() {
         return Attempt { transmitted: false, ..Attempt::failed(Observed::Aborted) };
     }
+    // Counted as sent: never seen in practice, and an order is safer called unknown than repeated.
     let Ok(request) = template.for_attempt(&controller.signal()) else {
-        return Attempt { transmitted: false, ..Attempt::failed(Observed::NetworkError) };
+        return Attempt::failed(Observed::NetworkError);
     };
     let response = match fetcher.call(&request) {
         Ok(promise) => JsFuture::from(js_sys::Promise::resolve(&promise)).await,
