@@ -49,7 +49,9 @@ export function ensureNodeModules() {
   const fresh = existsSync(installed) && existsSync(lock) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs;
   if (!fresh) {
     say("installing npm dependencies");
-    run("npm", [existsSync(lock) ? "ci" : "install", "--no-audit", "--no-fund"]);
+    // Not `npm ci`: the registry here lacks one optional dependency of vite's, which `npm ci`
+    // counts as a lock file out of sync; `npm install` skips it and keeps the locked versions.
+    run("npm", ["install", "--no-audit", "--no-fund"]);
   }
 }
 
