@@ -243,20 +243,16 @@ impl Operation {
         let record = record.clone();
         self.sent = self.sent.saturating_sub(1);
         let would_start = record.start_ms;
-        match self.refuse_at(now, record, Reason::Aborted, would_start) {
-            Action::Stop(stop) => stop,
-            _ => self.abort(now, budget),
-        }
+        self.push_refused(record, Reason::Aborted, would_start);
+        self.halt(now, Reason::Aborted)
     }
 
     /// Stops an operation that never proposed an attempt (e.g. its request body could not be read in time).
     pub fn stop_unstarted(&mut self, now: u64, reason: Reason) -> Stop {
-        if let Phase::Idle = self.phase {
-            let stop = Stop { reason, at_ms: self.elapsed(now) };
-            self.phase = Phase::Stopped(stop);
-            return stop;
+        match self.phase {
+            Phase::Idle => self.halt(now, reason),
+            _ => self.stopped().unwrap_or(Stop { reason, at_ms: self.elapsed(now) }),
         }
-        self.stopped().unwrap_or(Stop { reason, at_ms: self.elapsed(now) })
     }
 
     /// The caller aborted: a pending sleep is cancelled, an attempt in flight is abandoned.
@@ -264,9 +260,8 @@ impl Operation {
         match std::mem::replace(&mut self.phase, Phase::Idle) {
             Phase::Sleeping { grant, record, .. } => {
                 budget.release(&self.start.scope, grant);
-                if let Action::Stop(stop) = self.refuse(now, record, Reason::Aborted) {
-                    return stop;
-                }
+                let would_start = record.decided_at_ms.saturating_add(record.planned_wait_ms);
+                self.push_refused(record, Reason::Aborted, would_start);
             }
             Phase::InFlight { mut record, .. } => {
                 record.end_ms = Some(self.elapsed(now));
@@ -282,9 +277,7 @@ impl Operation {
             }
             Phase::Idle => {}
         }
-        let stop = Stop { reason: Reason::Aborted, at_ms: self.elapsed(now) };
-        self.phase = Phase::Stopped(stop);
-        stop
+        self.halt(now, Reason::Aborted)
     }
 
     /// Records so far: every attempt sent and every proposal refused, in order.
@@ -481,7 +474,8 @@ impl Operation {
     /// Refuses a proposal before its wait: it would have started after its planned wait.
     fn refuse(&mut self, now: u64, record: AttemptRecord, reason: Reason) -> Action {
         let would_start = record.decided_at_ms.saturating_add(record.planned_wait_ms);
-        self.refuse_at(now, record, reason, would_start)
+        self.push_refused(record, reason, would_start);
+        self.stop(now, reason)
     }
 
     /// Refuses a proposal on waking (or on restore): the decision is taken again, now.
@@ -496,21 +490,26 @@ impl Operation {
         record.decided_at_ms = self.elapsed(now);
         record.remaining_ms = self.deadline_at.saturating_sub(now);
         let would_start = self.elapsed(would_start);
-        self.refuse_at(now, record, reason, would_start)
+        self.push_refused(record, reason, would_start);
+        self.stop(now, reason)
     }
 
-    fn refuse_at(&mut self, now: u64, mut record: AttemptRecord, reason: Reason, would_start: u64) -> Action {
+    /// Writes the record of a proposal that was refused; it would have started at `would_start`.
+    fn push_refused(&mut self, mut record: AttemptRecord, reason: Reason, would_start: u64) {
         record.decision = Decision::Refused;
         record.start_ms = would_start;
         record.end_ms = Some(record.start_ms.saturating_add(self.start.policy.attempt_timeout_ms()));
         record.reason = Some(reason);
         self.records.push(record);
-        self.stop(now, reason)
+    }
+
+    fn halt(&mut self, now: u64, reason: Reason) -> Stop {
+        let stop = Stop { reason, at_ms: self.elapsed(now) };
+        self.phase = Phase::Stopped(stop);
+        stop
     }
 
     fn stop(&mut self, now: u64, reason: Reason) -> Action {
-        let stop = Stop { reason, at_ms: self.elapsed(now) };
-        self.phase = Phase::Stopped(stop);
-        Action::Stop(stop)
+        Action::Stop(self.halt(now, reason))
     }
 }
