@@ -188,7 +188,7 @@ impl Operation {
             Reason::Aborted if self.start.kind.is_order() => self.unresolved = true,
             _ => {}
         }
-        if !verdict.proposes_retry() && verdict != Reason::RateLimited {
+        if !verdict.proposes_retry() {
             return self.stop(now, verdict);
         }
         let proposal = Proposal { step: Some(self.next_step(draws)), provider };
@@ -426,16 +426,7 @@ impl Operation {
                 return self.refuse(now, record, reason);
             }
         }
-        let ask = Ask {
-            scope: &scope,
-            weight: self.start.weight,
-            priority: self.start.priority,
-            retry: self.sent > 0,
-            after_timeout: self.after_timeout,
-            earliest: now.saturating_add(local),
-            latest: gate::latest_start(timeout, self.deadline_at),
-        };
-        let Some(grant) = budget.admit(&ask) else {
+        let Some(grant) = budget.admit(&self.ask(now.saturating_add(local))) else {
             record.planned_wait_ms = local;
             return self.refuse(now, record, Reason::Budget);
         };
@@ -447,6 +438,19 @@ impl Operation {
         }
         self.phase = Phase::Sleeping { until: grant.start_at, grant, record };
         Action::Sleep { until: grant.start_at }
+    }
+
+    /// What this operation asks of the budget for its next attempt, starting no earlier than `earliest`.
+    pub(crate) fn ask(&self, earliest: u64) -> Ask<'_> {
+        Ask {
+            scope: &self.start.scope,
+            weight: self.start.weight,
+            priority: self.start.priority,
+            retry: self.sent > 0,
+            after_timeout: self.after_timeout,
+            earliest,
+            latest: gate::latest_start(self.start.policy.attempt_timeout_ms(), self.deadline_at),
+        }
     }
 
     fn send(&mut self, now: u64, mut record: AttemptRecord, grant: Grant, budget: &mut Budget) -> Action {

@@ -53,9 +53,10 @@ impl Reason {
         }
     }
 
-    /// Whether an outcome with this verdict leads to a retry proposal.
+    /// Whether an outcome with this verdict leads to a retry proposal (banned and rate-limited
+    /// ones are refused at once, but still recorded with the wait they would have had).
     pub fn proposes_retry(self) -> bool {
-        matches!(self, Reason::Retryable | Reason::Throttled | Reason::Banned)
+        matches!(self, Reason::Retryable | Reason::Throttled | Reason::Banned | Reason::RateLimited)
     }
 }
 

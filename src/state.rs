@@ -9,7 +9,7 @@ use core::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::budget::{Ask, Budget, Grant, Priority};
+use crate::budget::{Budget, Grant, Priority};
 use crate::classify::{Observed, OperationKind};
 use crate::draw::Draws;
 use crate::gate;
@@ -271,16 +271,7 @@ impl Operation {
         if !gate::fits(earliest, timeout, self.deadline_at) {
             return self.refuse_on_wake(now, record, Reason::Deadline, earliest);
         }
-        let ask = Ask {
-            scope: &self.start.scope,
-            weight: self.start.weight,
-            priority: self.start.priority,
-            retry: self.sent > 0,
-            after_timeout: self.after_timeout,
-            earliest,
-            latest: gate::latest_start(timeout, self.deadline_at),
-        };
-        let Some(grant) = budget.admit(&ask) else {
+        let Some(grant) = budget.admit(&self.ask(earliest)) else {
             return self.refuse_on_wake(now, record, Reason::Budget, earliest);
         };
         self.phase = Phase::Sleeping { until: grant.start_at, grant, record };
