@@ -28,6 +28,17 @@ pub enum OperationKind {
 }
 
 impl OperationKind {
+    pub const NAMES: &'static str = "\"read\", \"idempotent\", \"order\"";
+
+    pub fn from_name(name: &str) -> Option<OperationKind> {
+        match name {
+            "read" => Some(OperationKind::Read),
+            "idempotent" => Some(OperationKind::Idempotent),
+            "order" => Some(OperationKind::Order),
+            _ => None,
+        }
+    }
+
     /// GET, HEAD and OPTIONS are reads; every other method is an order unless the caller says otherwise.
     pub fn from_method(method: &str) -> OperationKind {
         if ["GET", "HEAD", "OPTIONS"].iter().any(|m| m.eq_ignore_ascii_case(method)) {

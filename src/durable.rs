@@ -58,7 +58,9 @@ pub enum Refusal {
 }
 
 /// Decides what `me` may do with what the store holds, at wall-clock `wall_now`.
-pub fn claim(saved: Option<Saved>, me: &str, wall_now: u64) -> Claim {
+/// `latest_start` (wall ms) is when the caller's own operation must have sent to finish in
+/// time: a lease that outlives it is refused at once instead of being waited for.
+pub fn claim(saved: Option<Saved>, me: &str, wall_now: u64, latest_start: u64) -> Claim {
     let Some(saved) = saved else { return Claim::Fresh };
     if saved.state.unresolved {
         return Claim::Refuse(Refusal::Unresolved);
@@ -71,9 +73,11 @@ pub fn claim(saved: Option<Saved>, me: &str, wall_now: u64) -> Claim {
     }
     if wall_now < saved.lease_until_ms {
         // An attempt in flight is the owner at work: refuse at once. A sleep may be a dead
-        // owner's: wait for the lease once (unless it outlives the operation's expiry).
+        // owner's: wait for the lease once (unless it outlives either operation's time).
         let sleeping = matches!(saved.state.phase, PhaseState::Sleeping { .. });
-        return if sleeping && saved.lease_until_ms < saved.state.expires_at_wall_ms {
+        let worth_waiting =
+            saved.lease_until_ms < saved.state.expires_at_wall_ms && saved.lease_until_ms <= latest_start;
+        return if sleeping && worth_waiting {
             Claim::WaitUntil(saved.lease_until_ms)
         } else {
             Claim::Refuse(Refusal::InUse)

@@ -45,7 +45,7 @@ pub mod state;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
-pub use budget::{Budget, Priority};
+pub use budget::{Budget, Limit, Priority};
 pub use classify::{Observed, OperationKind};
 pub use draw::{Draws, Rng};
 pub use input::{InvalidOption, Loose, Problem};
@@ -53,6 +53,6 @@ pub use machine::{Action, Operation, Outcome, Start};
 pub use policy::{Jitter, Policy};
 pub use reason::{Reason, Stop};
 pub use reconcile::Evidence;
-pub use record::{AttemptRecord, Decision};
+pub use record::{AttemptRecord, Decision, Pending};
 pub use replay::{replay, ReplayReport, ReplaySpec, ScriptedOutcome};
 pub use state::{OperationState, RestoreError};

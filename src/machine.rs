@@ -12,14 +12,14 @@
 //! [`AttemptRecord`]. `now` is monotonic milliseconds; the machine never reads a clock.
 
 use crate::backoff::{self, Step};
-use crate::budget::{Ask, Budget, Grant, Priority};
+use crate::budget::{Ask, Budget, Grant, Limit, Priority};
 use crate::classify::{classify, Observed, OperationKind};
 use crate::draw::Draws;
 use crate::gate::{self, Fit};
 use crate::policy::Policy;
 use crate::reason::{Reason, Stop};
 use crate::reconcile::Evidence;
-use crate::record::{AttemptRecord, Decision};
+use crate::record::{AttemptRecord, Decision, Pending};
 use crate::redact::redact_url;
 use crate::retry_after::{self, ProviderWait, RetryAfterForm};
 
@@ -46,14 +46,18 @@ pub struct Outcome {
     pub date: Option<String>,
     /// What a reconciliation query found (it then decides instead of the status).
     pub evidence: Option<Evidence>,
+    /// What the platform said of a failure (already redacted), for the record.
+    pub error: Option<String>,
+    /// What was still pending when the attempt's timeout cut it short.
+    pub pending: Option<Pending>,
 }
 
 impl Outcome {
     pub fn response(status: u16) -> Self {
-        Outcome { observed: Observed::Response, status: Some(status), retry_after: None, date: None, evidence: None }
+        Outcome { status: Some(status), ..Outcome::failure(Observed::Response) }
     }
     pub fn failure(observed: Observed) -> Self {
-        Outcome { observed, status: None, retry_after: None, date: None, evidence: None }
+        Outcome { observed, status: None, retry_after: None, date: None, evidence: None, error: None, pending: None }
     }
     /// A status query answered with `evidence`.
     pub fn evidence(evidence: Evidence) -> Self {
@@ -174,6 +178,8 @@ impl Operation {
         record.outcome = Some(outcome.observed);
         record.status = outcome.status;
         record.evidence = outcome.evidence;
+        record.error = outcome.error.clone();
+        record.pending = outcome.pending;
         record.reason = Some(verdict);
         self.records.push(record);
         budget.settle(&self.start.scope, grant, verdict == Reason::Success);
@@ -233,51 +239,61 @@ impl Operation {
         self.send(now, record, grant, budget)
     }
 
-    /// The attempt of the last `Send` never left (the caller aborted first): it is taken
-    /// back — not counted as sent, and no unknown outcome — and the operation stops `aborted`.
-    pub fn withdraw(&mut self, now: u64, budget: &mut Budget) -> Stop {
-        let Phase::InFlight { record, .. } = &self.phase else {
-            return self.abort(now, budget);
-        };
-        // Its tokens were charged at dispatch and stay spent: the meter can't know it never left.
-        let record = record.clone();
-        self.sent = self.sent.saturating_sub(1);
-        let would_start = record.start_ms;
-        self.push_refused(record, Reason::Aborted, would_start);
-        self.halt(now, Reason::Aborted)
-    }
-
-    /// Stops an operation that never proposed an attempt (e.g. its request body could not be read in time).
-    pub fn stop_unstarted(&mut self, now: u64, reason: Reason) -> Stop {
-        match self.phase {
-            Phase::Idle => self.halt(now, reason),
-            _ => self.stopped().unwrap_or(Stop { reason, at_ms: self.elapsed(now) }),
-        }
-    }
-
-    /// The caller aborted: a pending sleep is cancelled, an attempt in flight is abandoned.
-    pub fn abort(&mut self, now: u64, budget: &mut Budget) -> Stop {
-        match std::mem::replace(&mut self.phase, Phase::Idle) {
+    /// The shell gives up before its pending step happened: a planned sleep is refused, an
+    /// attempt of the last `Send` that never left is taken back (not counted as sent, and no
+    /// unknown outcome), and an operation that never proposed one refuses its initial attempt.
+    /// `reason` says why (aborted, deadline, store); `pending`, what was still pending.
+    pub fn cancel(&mut self, now: u64, reason: Reason, pending: Option<Pending>, budget: &mut Budget) -> Stop {
+        let mut record = match std::mem::replace(&mut self.phase, Phase::Idle) {
             Phase::Sleeping { grant, record, .. } => {
                 budget.release(&self.start.scope, grant);
-                let would_start = record.decided_at_ms.saturating_add(record.planned_wait_ms);
-                self.push_refused(record, Reason::Aborted, would_start);
+                record
             }
             Phase::InFlight { mut record, .. } => {
-                record.end_ms = Some(self.elapsed(now));
-                record.outcome = Some(Observed::Aborted);
-                record.reason = Some(Reason::Aborted);
-                self.records.push(record);
-                // It was transmitted: an order may have executed.
-                self.unresolved |= self.start.kind.is_order();
+                // Its tokens were charged at dispatch and stay spent: the meter can't know it never left.
+                self.sent = self.sent.saturating_sub(1);
+                record.planned_wait_ms = record.start_ms.saturating_sub(record.decided_at_ms);
+                record
             }
             Phase::Stopped(stop) => {
                 self.phase = Phase::Stopped(stop);
                 return stop;
             }
-            Phase::Idle => {}
-        }
+            Phase::Idle => self.proposed_record(now, Proposal::default()),
+        };
+        record.pending = pending;
+        let would_start = record.decided_at_ms.saturating_add(record.planned_wait_ms);
+        self.push_refused(record, reason, would_start);
+        self.halt(now, reason)
+    }
+
+    /// The caller aborted: a pending sleep is cancelled, an attempt in flight is abandoned.
+    pub fn abort(&mut self, now: u64, budget: &mut Budget) -> Stop {
+        let Phase::InFlight { record, .. } = &self.phase else {
+            return self.cancel(now, Reason::Aborted, None, budget);
+        };
+        let mut record = record.clone();
+        record.end_ms = Some(self.elapsed(now));
+        record.outcome = Some(Observed::Aborted);
+        record.reason = Some(Reason::Aborted);
+        self.records.push(record);
+        // It was transmitted: an order may have executed.
+        self.unresolved |= self.start.kind.is_order();
         self.halt(now, Reason::Aborted)
+    }
+
+    /// A store failure after the operation's last step: the outcome stands, and its last
+    /// record says that the store could not keep it.
+    pub fn note_store_failure(&mut self, detail: String) {
+        if let Some(record) = self.records.last_mut() {
+            record.store_error = Some(detail);
+        }
+    }
+
+    /// Never settles later than `at` (monotonic): a call's own deadline can be earlier than
+    /// that of the saved operation it resumes.
+    pub fn limit_deadline(&mut self, at: u64) {
+        self.deadline_at = self.deadline_at.min(at);
     }
 
     /// Records so far: every attempt sent and every proposal refused, in order.
@@ -325,7 +341,8 @@ impl Operation {
         match &self.phase {
             Phase::Sleeping { until, .. } => Action::Sleep { until: *until },
             Phase::InFlight { record, .. } => {
-                Action::Send { attempt: record.attempt, timeout_ms: self.start.policy.attempt_timeout_ms() }
+                let started = self.origin.saturating_add(i128::from(record.start_ms)).clamp(0, i128::from(u64::MAX));
+                Action::Send { attempt: record.attempt, timeout_ms: self.attempt_timeout(started as u64) }
             }
             Phase::Stopped(stop) => Action::Stop(*stop),
             Phase::Idle => Action::Stop(Stop { reason: Reason::Aborted, at_ms: 0 }),
@@ -394,12 +411,17 @@ impl Operation {
             remaining_ms: self.deadline_at.saturating_sub(now),
             evidence: None,
             reason: None,
+            error: None,
+            pending: None,
+            store_error: None,
+            limit: None,
         }
     }
 
     /// Runs the admission gate on a proposal: send now, sleep first, or refuse.
     fn propose(&mut self, now: u64, proposal: Proposal, draws: &mut Draws, budget: &mut Budget) -> Action {
         let mut record = self.proposed_record(now, proposal);
+        let initial = proposal.step.is_none();
         let policy = &self.start.policy;
         let timeout = policy.attempt_timeout_ms();
         let scope = self.start.scope.clone();
@@ -419,16 +441,28 @@ impl Operation {
             0
         };
         let local = provider.saturating_add(spread).max(draw);
-        match gate::before_sleep(now, provider, local, timeout, self.deadline_at) {
-            Fit::Fits => {}
-            Fit::TooLate(reason) => {
-                record.planned_wait_ms = local;
-                return self.refuse(now, record, reason);
-            }
-        }
-        let Some(grant) = budget.admit(&self.ask(now.saturating_add(local))) else {
+        // Nothing makes the initial attempt wait: it goes while any time is left.
+        let at_once = initial && local == 0;
+        let fit = match at_once {
+            true if gate::admits_initial(now, self.deadline_at) => Fit::Fits,
+            true => Fit::TooLate(Reason::Deadline),
+            false => gate::before_sleep(now, provider, local, timeout, self.deadline_at),
+        };
+        if let Fit::TooLate(reason) = fit {
             record.planned_wait_ms = local;
-            return self.refuse(now, record, Reason::Budget);
+            return self.refuse(now, record, reason);
+        }
+        let mut ask = self.ask(now.saturating_add(local));
+        if at_once {
+            ask.latest = ask.latest.max(now);
+        }
+        let grant = match budget.admit(&ask) {
+            Ok(grant) => grant,
+            Err(limit) => {
+                record.planned_wait_ms = local;
+                record.limit = Some(limit);
+                return self.refuse(now, record, Reason::Budget);
+            }
         };
         let wait = grant.start_at.saturating_sub(now);
         record.budget_wait_ms = grant.start_at.saturating_sub(now.saturating_add(local));
@@ -459,6 +493,7 @@ impl Operation {
             let resume = now.saturating_add(wait);
             if !gate::fits(resume, self.start.policy.attempt_timeout_ms(), self.deadline_at) {
                 budget.release(&self.start.scope, grant);
+                record.limit = Some(Limit::Tokens);
                 return self.refuse_on_wake(now, record, Reason::Budget, resume);
             }
             record.budget_wait_ms = record.budget_wait_ms.saturating_add(wait);
@@ -472,7 +507,12 @@ impl Operation {
         self.sent = self.sent.saturating_add(1);
         let attempt = record.attempt;
         self.phase = Phase::InFlight { record, grant };
-        Action::Send { attempt, timeout_ms: self.start.policy.attempt_timeout_ms() }
+        Action::Send { attempt, timeout_ms: self.attempt_timeout(now) }
+    }
+
+    /// The timeout of an attempt sent at `now`, cut to the time left before the deadline.
+    fn attempt_timeout(&self, now: u64) -> u64 {
+        gate::attempt_timeout(now, self.start.policy.attempt_timeout_ms(), self.deadline_at)
     }
 
     /// Refuses a proposal before its wait: it would have started after its planned wait.

@@ -144,6 +144,18 @@ impl Policy {
         Ok(p)
     }
 
+    /// This policy under a call's own deadline (`field` names the option): an attempt timeout
+    /// longer than the deadline is cut to it, so the call makes one attempt at most.
+    pub fn with_call_deadline(&self, field: &str, deadline_ms: u64) -> Result<Policy, InvalidOption> {
+        if deadline_ms == 0 {
+            return Err(InvalidOption::new(field, Problem::TooSmall { min: 1 }));
+        }
+        let mut p = self.clone();
+        p.deadline_ms = deadline_ms;
+        p.attempt_timeout_ms = p.attempt_timeout_ms.min(deadline_ms);
+        Ok(p)
+    }
+
     /// Builds a policy from options over the defaults.
     pub fn from_options(options: &Loose) -> Result<Policy, InvalidOption> {
         Policy::default().with_options(options)

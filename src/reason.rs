@@ -33,6 +33,8 @@ pub enum Reason {
     UnknownOutcome,
     /// The caller aborted.
     Aborted,
+    /// The operation's state could not be read or saved in its store, so nothing more was sent.
+    Store,
 }
 
 impl Reason {
@@ -50,6 +52,7 @@ impl Reason {
             Reason::RateLimited => "rate-limited",
             Reason::UnknownOutcome => "unknown-outcome",
             Reason::Aborted => "aborted",
+            Reason::Store => "store",
         }
     }
 

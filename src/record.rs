@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::budget::Limit;
 use crate::classify::{Observed, OperationKind};
 use crate::reason::Reason;
 use crate::reconcile::Evidence;
@@ -17,6 +18,28 @@ use crate::retry_after::RetryAfterForm;
 pub enum Decision {
     Sent,
     Refused,
+}
+
+/// What was still pending when a timeout, the deadline or a store failure cut an attempt short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pending {
+    /// The response's headers never came.
+    Response,
+    /// The headers came; the body never finished.
+    Body,
+    /// The caller's request body was still being read.
+    RequestBody,
+    /// A reconciliation query had not answered.
+    Query,
+    /// Another owner's lease on the key had not run out.
+    Lease,
+    /// The store's `get` had not settled.
+    StoreGet,
+    /// The store's `set` had not settled.
+    StoreSet,
+    /// The store's `delete` had not settled.
+    StoreDelete,
 }
 
 /// One attempt, sent or refused. Times are milliseconds since the operation started.
@@ -60,6 +83,18 @@ pub struct AttemptRecord {
     pub evidence: Option<Evidence>,
     /// For a sent attempt, what its outcome meant; for a refused one, why it was refused.
     pub reason: Option<Reason>,
+    /// What the platform said of a failed attempt (redacted), or why its response was unusable.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// What was still pending when a timeout, the deadline or a store failure cut it short.
+    #[serde(default)]
+    pub pending: Option<Pending>,
+    /// A store failure after this attempt; the attempt's outcome stands.
+    #[serde(default)]
+    pub store_error: Option<String>,
+    /// Which part of the budget refused it (`reason: "budget"` only).
+    #[serde(default)]
+    pub limit: Option<Limit>,
 }
 
 impl AttemptRecord {

@@ -1,17 +1,49 @@
-//! Redaction of URLs for records: an operator may read them, an attacker must not profit.
+//! Redaction of URLs and messages: an operator may read them, an attacker must not profit.
 //!
-//! Removed: user-info (`user:pass@`), the fragment, and the value of every query
-//! parameter whose name looks like a credential (`signature`, `apiKey`, `api_key`,
-//! `key`, `token`, `secret`, `password`, …). Headers never reach records at all.
+//! Removed from a URL: user-info (`user:pass@`), the fragment, and the value of every query
+//! parameter whose name looks like a credential. Names are compared after percent-decoding
+//! (`%73ignature` is `signature`), without case and without separators (`api_key`,
+//! `API-Key`, `api.key`); `&` and `;` both separate parameters. A value that is itself a URL
+//! or a query string (a `redirect=` carrying `token=`) is redacted inside, and re-encoded.
+//! Callers can add names of their own ([`redact_url_with`]). Headers never reach records.
 
 const REDACTED: &str = "REDACTED";
 
-/// Name fragments that mark a query parameter as secret, compared without case, `-` or `_`.
-const SECRET_PARTS: [&str; 9] =
-    ["signature", "key", "token", "secret", "password", "passphrase", "auth", "sig", "credential"];
+/// Name fragments that mark a query parameter as secret wherever they appear in its name.
+const SECRET_PARTS: [&str; 14] = [
+    "signature",
+    "sig",
+    "key",
+    "token",
+    "secret",
+    "pass",
+    "pwd",
+    "auth",
+    "credential",
+    "hmac",
+    "jwt",
+    "session",
+    "cookie",
+    "otp",
+];
+
+/// Names that are secret only as a whole (as parts they would hide `countryCode`).
+const SECRET_NAMES: [&str; 1] = ["code"];
+
+/// How deep values are searched for nested URLs; deeper nesting is redacted whole.
+const MAX_NESTING: u32 = 3;
 
 /// A copy of `url` safe to store in a record.
 pub fn redact_url(url: &str) -> String {
+    redact_url_with(url, &|_| false)
+}
+
+/// [`redact_url`], also redacting every parameter whose decoded name `extra` calls secret.
+pub fn redact_url_with(url: &str, extra: &dyn Fn(&str) -> bool) -> String {
+    url_at(url, extra, 0)
+}
+
+fn url_at(url: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
     let without_fragment = url.split('#').next().unwrap_or("");
     let (head, query) = match without_fragment.split_once('?') {
         Some((h, q)) => (h, Some(q)),
@@ -20,9 +52,25 @@ pub fn redact_url(url: &str) -> String {
     let mut out = strip_user_info(head);
     if let Some(query) = query {
         out.push('?');
-        let pairs: Vec<String> = query.split('&').map(redact_pair).collect();
-        out.push_str(&pairs.join("&"));
+        out.push_str(&query_at(query, extra, depth));
     }
+    out
+}
+
+/// Every URL inside a free text (an error message, say) redacted.
+pub fn redact_text_with(text: &str, extra: &dyn Fn(&str) -> bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let scheme_len =
+            rest[..at].bytes().rev().take_while(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b)).count();
+        let begin = at - scheme_len;
+        let end = rest[at..].find(|c: char| c.is_whitespace() || "\"'<>`".contains(c)).map_or(rest.len(), |n| at + n);
+        out.push_str(&rest[..begin]);
+        out.push_str(&redact_url_with(&rest[begin..end], extra));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -36,17 +84,116 @@ fn strip_user_info(head: &str) -> String {
     format!("{scheme}://{host}{path}")
 }
 
-fn redact_pair(pair: &str) -> String {
-    let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-    if !value.is_empty() && is_secret(name) {
-        format!("{name}={REDACTED}")
-    } else {
-        pair.to_owned()
+/// A query string with its secret values redacted; `&` and `;` kept where they were.
+fn query_at(query: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
+    let mut out = String::with_capacity(query.len());
+    let mut rest = query;
+    loop {
+        let end = rest.find(['&', ';']).unwrap_or(rest.len());
+        out.push_str(&redact_pair(&rest[..end], extra, depth));
+        match rest[end..].chars().next() {
+            Some(separator) => {
+                out.push(separator);
+                rest = &rest[end + 1..];
+            }
+            None => return out,
+        }
     }
 }
 
-fn is_secret(name: &str) -> bool {
+fn redact_pair(pair: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
+    let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+    if value.is_empty() {
+        return pair.to_owned();
+    }
+    let decoded_name = decode_fully(name);
+    if is_secret(&decoded_name) || extra(&decoded_name) {
+        return format!("{name}={REDACTED}");
+    }
+    let decoded = decode_fully(value);
+    let nested = decoded.contains("://") || decoded.contains('=');
+    if !nested {
+        return pair.to_owned();
+    }
+    if depth >= MAX_NESTING {
+        return format!("{name}={REDACTED}");
+    }
+    let inner = if decoded.contains("://") || decoded.contains('?') {
+        url_at(&decoded, extra, depth + 1)
+    } else {
+        query_at(&decoded, extra, depth + 1)
+    };
+    if inner == decoded {
+        pair.to_owned()
+    } else {
+        format!("{name}={}", encode_component(&inner))
+    }
+}
+
+/// Whether a (decoded) parameter name looks like a credential.
+pub fn is_secret(name: &str) -> bool {
     // ASCII folding is enough for parameter names, and keeps Unicode case tables out of the wasm.
-    let normalized: String = name.chars().filter(|c| *c != '-' && *c != '_').map(|c| c.to_ascii_lowercase()).collect();
-    SECRET_PARTS.iter().any(|part| normalized.contains(part))
+    let normalized: String = name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect();
+    SECRET_PARTS.iter().any(|part| normalized.contains(part)) || SECRET_NAMES.contains(&normalized.as_str())
+}
+
+/// Percent-decodes (and `+` as space) until nothing changes, a few rounds at most: a name
+/// encoded twice (`%2573ignature`) is still a name.
+fn decode_fully(text: &str) -> String {
+    let mut current = text.to_owned();
+    for _ in 0..3 {
+        let next = percent_decode(&current);
+        if next == current {
+            break;
+        }
+        current = next;
+    }
+    current
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1..i + 3)) {
+            (b'%', Some(&[hi, lo])) if hi.is_ascii_hexdigit() && lo.is_ascii_hexdigit() => {
+                out.push(hex(hi) << 4 | hex(lo));
+                i += 3;
+            }
+            (b'+', _) => {
+                out.push(b' ');
+                i += 1;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(digit: u8) -> u8 {
+    match digit {
+        b'0'..=b'9' => digit - b'0',
+        b'a'..=b'f' => digit - b'a' + 10,
+        _ => digit.wrapping_sub(b'A').wrapping_add(10),
+    }
+}
+
+/// `encodeURIComponent`: everything but unreserved characters percent-encoded.
+fn encode_component(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = String::with_capacity(text.len() * 3);
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
+    out
 }

@@ -3,12 +3,12 @@
 //! `replay` drives exactly the [`Operation`] that `RetryClient.fetch` drives on the
 //! real clock, so a schedule replayed here and run for real produce the same records.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::budget::{Budget, Priority};
 use crate::classify::{Observed, OperationKind};
 use crate::draw::Draws;
-use crate::input::Loose;
+use crate::input::{millis, text, whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
 use crate::machine::{Action, Operation, Outcome, Start};
 use crate::policy::{Policy, MAX_ATTEMPTS};
 use crate::reason::Stop;
@@ -17,51 +17,147 @@ use crate::record::{wire_requests, AttemptRecord};
 /// Wall-clock time (Unix ms) at virtual 0, when a spec gives none: 2026-01-01T00:00:00Z.
 pub const DEFAULT_WALL_CLOCK_MS: u64 = 1_767_225_600_000;
 
-/// What to replay (camelCase JSON).
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// What to replay (camelCase JSON), read field by field by [`ReplaySpec::from_options`].
+#[derive(Clone, Debug, Default)]
 pub struct ReplaySpec {
-    #[serde(default)]
     pub policy: Policy,
-    #[serde(default)]
     pub operation: OperationKind,
     /// Seeds the draws that follow the scripted ones (and any spread).
-    #[serde(default)]
     pub seed: u64,
     /// Sampled delays in ms, one per retry proposal (a refused proposal consumes one too).
-    #[serde(default)]
     pub draws: Vec<u64>,
     /// One per request sent; a missing one is a 200 after 0 ms.
-    #[serde(default)]
     pub outcomes: Vec<ScriptedOutcome>,
     /// The wall clock at virtual 0, against which HTTP-dates without a `date` are measured.
-    #[serde(default)]
     pub wall_clock_ms: Option<u64>,
 }
 
 /// The scripted result of one request.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, Default)]
 pub struct ScriptedOutcome {
     /// How long after sending the response arrives (an error: when the failure shows).
-    #[serde(default)]
     pub after_ms: u64,
     /// Default 200.
     pub status: Option<u16>,
     /// The `Retry-After` header: a string as sent on the wire, or a number of seconds.
-    #[serde(default)]
     pub retry_after: Loose,
     /// The response's `Date` header.
     pub date: Option<String>,
     pub error: Option<ScriptedError>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScriptedError {
     /// Lasts the full attempt timeout.
     Timeout,
     NetworkError,
+}
+
+impl ReplaySpec {
+    /// Reads a spec; every mistake names its field, e.g. `outcomes[1].afterMs`.
+    pub fn from_options(options: &Loose) -> Result<ReplaySpec, InvalidOption> {
+        let mut spec = ReplaySpec::default();
+        for (field, value) in options.entries("spec")? {
+            if *value == Loose::Absent {
+                continue;
+            }
+            let f = field.as_str();
+            match f {
+                "policy" => spec.policy = Policy::from_options(value)?,
+                "operation" => spec.operation = operation(f, value)?,
+                "seed" => spec.seed = whole(f, value, 0, MAX_SAFE_INTEGER)?,
+                "draws" => spec.draws = each(f, value, |_, v| millis("", v))?,
+                "outcomes" => spec.outcomes = each(f, value, |_, v| ScriptedOutcome::from_options(v))?,
+                "wallClockMs" => spec.wall_clock_ms = Some(whole(f, value, 0, MAX_SAFE_INTEGER)?),
+                _ => return Err(InvalidOption::new(f, Problem::UnknownField)),
+            }
+        }
+        Ok(spec)
+    }
+}
+
+impl ScriptedOutcome {
+    fn from_options(options: &Loose) -> Result<ScriptedOutcome, InvalidOption> {
+        let mut outcome = ScriptedOutcome::default();
+        for (field, value) in options.entries("")? {
+            if *value == Loose::Absent {
+                continue;
+            }
+            let f = field.as_str();
+            match f {
+                "afterMs" => outcome.after_ms = millis(f, value)?,
+                "status" => outcome.status = Some(status(f, value)?),
+                "retryAfter" => outcome.retry_after = retry_after(f, value)?,
+                "date" => outcome.date = Some(text(f, value)?.to_owned()),
+                "error" => {
+                    outcome.error = Some(match text(f, value)? {
+                        "timeout" => ScriptedError::Timeout,
+                        "network-error" => ScriptedError::NetworkError,
+                        _ => {
+                            return Err(InvalidOption::new(
+                                f,
+                                Problem::UnknownName { allowed: "\"timeout\", \"network-error\"" },
+                            ))
+                        }
+                    })
+                }
+                _ => return Err(InvalidOption::new(f, Problem::UnknownField)),
+            }
+        }
+        Ok(outcome)
+    }
+}
+
+/// Each item of an array, read by `read`; errors name the item, e.g. `draws[2]`.
+fn each<T>(
+    field: &str,
+    value: &Loose,
+    read: impl Fn(usize, &Loose) -> Result<T, InvalidOption>,
+) -> Result<Vec<T>, InvalidOption> {
+    let Loose::List(items) = value else {
+        return Err(InvalidOption::new(field, Problem::WrongType { expected: "an array", found: value.kind() }));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| read(i, item).map_err(|e| e.within(&format!("[{i}]")).within(field)))
+        .collect()
+}
+
+fn operation(field: &str, value: &Loose) -> Result<OperationKind, InvalidOption> {
+    OperationKind::from_name(text(field, value)?)
+        .ok_or_else(|| InvalidOption::new(field, Problem::UnknownName { allowed: OperationKind::NAMES }))
+}
+
+fn status(field: &str, value: &Loose) -> Result<u16, InvalidOption> {
+    let code = whole(field, value, 0, MAX_SAFE_INTEGER).map_err(|e| match e.problem {
+        Problem::WrongType { .. } | Problem::NotFinite => e,
+        _ => InvalidOption::new(field, Problem::NotAStatus),
+    })?;
+    if !(100..=599).contains(&code) {
+        return Err(InvalidOption::new(field, Problem::NotAStatus));
+    }
+    Ok(code as u16)
+}
+
+/// A header value as sent, or a whole number of seconds.
+fn retry_after(field: &str, value: &Loose) -> Result<Loose, InvalidOption> {
+    match value {
+        Loose::Text(_) => Ok(value.clone()),
+        Loose::Number(_) => whole(field, value, 0, MAX_SAFE_INTEGER).map(|_| value.clone()),
+        other => Err(InvalidOption::new(
+            field,
+            Problem::WrongType { expected: "a string or a number of seconds", found: other.kind() },
+        )),
+    }
+}
+
+/// Deserializing a spec applies the same checks as [`ReplaySpec::from_options`].
+impl<'de> Deserialize<'de> for ReplaySpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let options = Loose::deserialize(deserializer)?;
+        ReplaySpec::from_options(&options).map_err(serde::de::Error::custom)
+    }
 }
 
 /// What happened (camelCase JSON).
@@ -129,16 +225,10 @@ fn scripted(outcome: Option<ScriptedOutcome>, timeout_ms: u64) -> (u64, Outcome)
     let retry_after = match o.retry_after {
         Loose::Absent => None,
         Loose::Text(s) => Some(s),
-        Loose::Number(x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Some((x as u64).to_string()),
-        // Kept as an unreadable header value, as a provider might send one.
-        _ => Some("unreadable".to_owned()),
+        // Whole and non-negative, as `from_options` checked.
+        Loose::Number(x) => Some((x as u64).to_string()),
+        _ => None,
     };
-    let response = Outcome {
-        observed: Observed::Response,
-        status: Some(o.status.unwrap_or(200)),
-        retry_after,
-        date: o.date,
-        evidence: None,
-    };
+    let response = Outcome { retry_after, date: o.date, ..Outcome::response(o.status.unwrap_or(200)) };
     (o.after_ms, response)
 }

@@ -271,8 +271,13 @@ impl Operation {
         if !gate::fits(earliest, timeout, self.deadline_at) {
             return self.refuse_on_wake(now, record, Reason::Deadline, earliest);
         }
-        let Some(grant) = budget.admit(&self.ask(earliest)) else {
-            return self.refuse_on_wake(now, record, Reason::Budget, earliest);
+        let grant = match budget.admit(&self.ask(earliest)) {
+            Ok(grant) => grant,
+            Err(limit) => {
+                let mut record = record;
+                record.limit = Some(limit);
+                return self.refuse_on_wake(now, record, Reason::Budget, earliest);
+            }
         };
         self.phase = Phase::Sleeping { until: grant.start_at, grant, record };
         if grant.start_at <= now {

@@ -225,7 +225,7 @@ fn a_ban_ends_on_time_by_the_monotonic_clock() {
     b.ban("s", 6000);
     assert_eq!(b.ban_remaining("s", 5999), 1);
     assert_eq!(b.ban_remaining("s", 6000), 0);
-    assert!(b.admit(&ask(6000, 16_000)).is_some());
+    assert!(b.admit(&ask(6000, 16_000)).is_ok());
     let snapshot = b.snapshot(1000, 1_000_000);
     assert_eq!((snapshot[0].banned_until, snapshot[0].ban_remaining_ms), (Some(1_005_000), 5000));
 }
@@ -364,4 +364,41 @@ fn budget_options_are_validated_by_name() {
         (Some(6000), 100_000, 250)
     );
     assert!(config.retry_quota.is_none());
+}
+
+#[test]
+fn a_refusal_names_the_limit_that_refused() {
+    use retryline::budget::Limit;
+    let mut b = budget(
+        json!({ "capacity": 2, "refillPerSecond": 1, "reserve": 0, "retryQuota": { "capacity": 5, "retryCost": 5 } }),
+    );
+    assert!(b.admit(&ask(0, 0)).is_ok());
+    assert!(b.admit(&ask(0, 0)).is_ok());
+    assert_eq!(b.admit(&ask(0, 500)).unwrap_err(), Limit::Tokens, "the next token comes at 1000");
+    let retry = |earliest| Ask { retry: true, ..ask(earliest, 60_000) };
+    assert!(b.admit(&retry(0)).is_ok(), "the quota's 5 units pay for one retry");
+    assert_eq!(b.admit(&retry(0)).unwrap_err(), Limit::RetryQuota);
+}
+
+#[test]
+fn records_of_budget_refusals_say_which_limit() {
+    use retryline::budget::Limit;
+    use retryline::{Action, Draws};
+    // The quota: one retry's worth.
+    let mut b = budget(json!({ "retryQuota": { "capacity": 5 } }));
+    let mut draws = Draws::scripted(vec![10, 10], 1);
+    let mut op =
+        retryline::Operation::begin(start(json!({ "maxAttempts": 5 }), OperationKind::Read, Priority::Read, 1), 0, 0);
+    op.start(0, &mut draws, &mut b);
+    assert!(matches!(op.on_outcome(5, 5, &Outcome::response(503), &mut draws, &mut b), Action::Sleep { .. }));
+    assert!(matches!(op.on_wake(15, &mut b), Action::Send { .. }));
+    let Action::Stop(stop) = op.on_outcome(20, 20, &Outcome::response(503), &mut draws, &mut b) else { panic!() };
+    assert_eq!(stop.reason, Reason::Budget);
+    assert_eq!(op.records().last().unwrap().limit, Some(Limit::RetryQuota));
+    // The tokens: a weight the bucket can never hold.
+    let mut b = budget(json!({ "capacity": 2, "refillPerSecond": 1 }));
+    let mut op = retryline::Operation::begin(start(json!({}), OperationKind::Read, Priority::Read, 5), 0, 0);
+    let Action::Stop(stop) = op.start(0, &mut Draws::seeded(1), &mut b) else { panic!() };
+    assert_eq!(stop.reason, Reason::Budget);
+    assert_eq!(op.records()[0].limit, Some(Limit::Tokens));
 }

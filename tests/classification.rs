@@ -80,3 +80,12 @@ fn the_method_decides_the_default_kind() {
         assert_eq!(K::from_method(m), K::Order, "{m}");
     }
 }
+
+#[test]
+fn an_order_answered_with_any_5xx_is_unknown_even_when_retry_on_leaves_it_out() {
+    // With retryOn: [429], a 500 is not retryable; for an order it is still no proof of rejection.
+    assert_eq!(classify(K::Order, Observed::Response, 500, &[429]), R::UnknownOutcome);
+    assert_eq!(classify(K::Order, Observed::Response, 599, &[429]), R::UnknownOutcome);
+    assert_eq!(classify(K::Order, Observed::Response, 499, &[429]), R::NonRetryable);
+    assert_eq!(classify(K::Read, Observed::Response, 500, &[429]), R::NonRetryable);
+}

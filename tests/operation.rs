@@ -205,3 +205,147 @@ fn records_carry_identity_and_a_redacted_url_but_no_secrets() {
         Some("https://api.x.test/api/v3/order?symbol=BTCUSDT&signature=REDACTED&apiKey=REDACTED&timestamp=1")
     );
 }
+
+mod cancel {
+    use super::*;
+    use retryline::Pending;
+
+    #[test]
+    fn before_the_first_proposal_it_refuses_attempt_one_and_says_what_was_pending() {
+        let mut op = begin(json!({}), OperationKind::Order, "s", 0);
+        let stop = op.cancel(700, Reason::Store, Some(Pending::StoreGet), &mut unlimited());
+        assert_eq!((stop.reason, stop.at_ms), (Reason::Store, 700));
+        let r = &op.records()[0];
+        assert_eq!(
+            (r.attempt, r.decision, r.reason, r.pending),
+            (1, Decision::Refused, Some(Reason::Store), Some(Pending::StoreGet))
+        );
+        assert_eq!((r.decided_at_ms, r.start_ms), (700, 700));
+        assert!(!op.is_unresolved(), "nothing was sent");
+    }
+
+    #[test]
+    fn an_attempt_that_never_left_is_taken_back() {
+        let mut budget = unlimited();
+        let mut op = begin(json!({}), OperationKind::Order, "s", 0);
+        assert!(matches!(op.start(0, &mut Draws::seeded(1), &mut budget), Action::Send { attempt: 1, .. }));
+        assert_eq!(op.attempts_sent(), 1);
+        let stop = op.cancel(40, Reason::Deadline, Some(Pending::StoreSet), &mut budget);
+        assert_eq!(stop.reason, Reason::Deadline);
+        assert_eq!(op.attempts_sent(), 0, "not counted as sent");
+        assert!(!op.is_unresolved(), "an order that never left is no unknown outcome");
+        let r = &op.records()[0];
+        assert_eq!(
+            (r.decision, r.reason, r.pending, r.outcome),
+            (Decision::Refused, Some(Reason::Deadline), Some(Pending::StoreSet), None)
+        );
+        assert_eq!(op.stopped(), Some(stop));
+    }
+
+    #[test]
+    fn a_planned_sleep_is_refused_and_its_capacity_released() {
+        let mut budget = retryline::Budget::new(retryline::budget::BudgetConfig::default());
+        let mut draws = Draws::scripted(vec![1000], 1);
+        let mut op = begin(json!({}), OperationKind::Read, "s", 0);
+        op.start(0, &mut draws, &mut budget);
+        assert_eq!(
+            op.on_outcome(10, WALL, &Outcome::response(503), &mut draws, &mut budget),
+            Action::Sleep { until: 1010 }
+        );
+        let quota_before = budget.snapshot(10, WALL)[0].retry_quota.unwrap().available;
+        let stop = op.cancel(20, Reason::Store, None, &mut budget);
+        assert_eq!((stop.reason, stop.at_ms), (Reason::Store, 20));
+        let r = op.records().last().unwrap();
+        assert_eq!((r.attempt, r.decision, r.reason, r.start_ms), (2, Decision::Refused, Some(Reason::Store), 1010));
+        assert_eq!(
+            budget.snapshot(20, WALL)[0].retry_quota.unwrap().available,
+            quota_before + 5,
+            "the retry's quota is refunded"
+        );
+    }
+
+    #[test]
+    fn a_stopped_operation_stays_stopped() {
+        let mut budget = unlimited();
+        let mut draws = Draws::seeded(1);
+        let mut op = begin(json!({}), OperationKind::Read, "s", 0);
+        op.start(0, &mut draws, &mut budget);
+        let Action::Stop(done) = op.on_outcome(5, WALL, &Outcome::response(200), &mut draws, &mut budget) else {
+            panic!()
+        };
+        assert_eq!(op.cancel(9, Reason::Deadline, None, &mut budget), done);
+        assert_eq!(op.records().len(), 1);
+    }
+
+    #[test]
+    fn an_abort_while_sleeping_is_a_refused_proposal() {
+        let mut budget = unlimited();
+        let mut draws = Draws::scripted(vec![1000], 1);
+        let mut op = begin(json!({}), OperationKind::Order, "s", 0);
+        op.start(0, &mut draws, &mut budget);
+        op.on_outcome(10, WALL, &throttle("1"), &mut draws, &mut budget);
+        let stop = op.abort(30, &mut budget);
+        assert_eq!(stop.reason, Reason::Aborted);
+        assert!(!op.is_unresolved(), "a 429 order was rejected; the abort came before a resend");
+        assert_eq!(op.records().last().unwrap().decision, Decision::Refused);
+    }
+
+    #[test]
+    fn an_abort_in_flight_leaves_an_order_unresolved() {
+        let mut budget = unlimited();
+        let mut op = begin(json!({}), OperationKind::Order, "s", 0);
+        op.start(0, &mut Draws::seeded(1), &mut budget);
+        assert_eq!(op.abort(30, &mut budget).reason, Reason::Aborted);
+        assert!(op.is_unresolved());
+        let r = &op.records()[0];
+        assert_eq!((r.decision, r.outcome, r.end_ms), (Decision::Sent, Some(Observed::Aborted), Some(30)));
+    }
+}
+
+#[test]
+fn what_the_platform_said_and_what_was_pending_reach_the_record() {
+    let mut budget = unlimited();
+    let mut draws = Draws::seeded(1);
+    let mut op = begin(json!({ "maxAttempts": 1 }), OperationKind::Read, "s", 0);
+    op.start(0, &mut draws, &mut budget);
+    let failed = Outcome {
+        error: Some("TypeError: fetch failed".into()),
+        pending: Some(retryline::Pending::Body),
+        ..Outcome::failure(Observed::Timeout)
+    };
+    op.on_outcome(10_000, WALL, &failed, &mut draws, &mut budget);
+    let r = &op.records()[0];
+    assert_eq!(r.error.as_deref(), Some("TypeError: fetch failed"));
+    assert_eq!(r.pending, Some(retryline::Pending::Body));
+    op.note_store_failure("delete failed: disk full".into());
+    assert_eq!(op.records().last().unwrap().store_error.as_deref(), Some("delete failed: disk full"));
+}
+
+#[test]
+fn a_shorter_call_deadline_binds_a_resumed_operation() {
+    let mut budget = unlimited();
+    let mut draws = Draws::scripted(vec![3000], 1);
+    let mut op = begin(json!({ "deadlineMs": 30000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 0);
+    op.limit_deadline(3500);
+    assert_eq!(op.deadline_at(), 3500);
+    op.limit_deadline(9000);
+    assert_eq!(op.deadline_at(), 3500, "never lengthened");
+    op.start(0, &mut draws, &mut budget);
+    let Action::Stop(stop) = op.on_outcome(100, WALL, &Outcome::response(503), &mut draws, &mut budget) else {
+        panic!("3100 + 1000 > 3500: refused")
+    };
+    assert_eq!(stop.reason, Reason::Deadline);
+}
+
+#[test]
+fn a_retry_admitted_by_the_gate_keeps_its_full_timeout() {
+    let mut budget = unlimited();
+    let mut draws = Draws::scripted(vec![0], 1);
+    let mut op = begin(json!({ "deadlineMs": 5000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 0);
+    op.start(0, &mut draws, &mut budget);
+    op.on_outcome(3500, WALL, &Outcome::response(503), &mut draws, &mut budget);
+    // Woken at exactly the latest start: the full timeout fits.
+    let mut op2 = op.clone();
+    assert_eq!(op2.on_wake(4000, &mut budget), Action::Send { attempt: 2, timeout_ms: 1000 });
+    assert_eq!(op.on_wake(3600, &mut budget), Action::Send { attempt: 2, timeout_ms: 1000 });
+}

@@ -78,6 +78,9 @@ fn queries_that_never_settle_exhaust_the_policy() {
     assert_eq!((stop.reason, op.attempts_sent()), (Reason::Attempts, 3));
 }
 
+/// A caller with all the time in the world.
+const LATER: u64 = u64::MAX;
+
 fn saved(kind: OperationKind, owner: &str, outcome: Option<Outcome>) -> Saved {
     let (mut budget, mut draws) = (unlimited(), Draws::scripted(vec![2000], 1));
     let mut op = begin(json!({ "attemptTimeoutMs": 1000, "deadlineMs": 10000 }), kind, "s", 0);
@@ -93,7 +96,7 @@ fn an_unresolved_order_refuses_its_key() {
     let s = saved(OperationKind::Order, "a", Some(Outcome::failure(Observed::Timeout)));
     assert!(s.state.unresolved);
     assert_eq!(lease_until(&s.state, WALL + 100), 0, "no owner holds it: it waits for reconciliation");
-    assert_eq!(claim(Some(s), "b", WALL + 999_999), Claim::Refuse(Refusal::Unresolved));
+    assert_eq!(claim(Some(s), "b", WALL + 999_999, LATER), Claim::Refuse(Refusal::Unresolved));
 }
 
 #[test]
@@ -101,18 +104,22 @@ fn a_sleeping_operation_is_waited_for_once_then_resumed() {
     let s = saved(OperationKind::Read, "a", Some(Outcome::response(503)));
     let wake = WALL + 100 + 2000;
     assert_eq!(s.lease_until_ms, wake + LEASE_GRACE_MS);
-    assert_eq!(claim(Some(s.clone()), "b", WALL + 500), Claim::WaitUntil(wake + LEASE_GRACE_MS));
-    assert!(matches!(claim(Some(s.clone()), "b", wake + LEASE_GRACE_MS), Claim::Resume(_)));
-    assert_eq!(claim(Some(s), "a", WALL + 500), Claim::Refuse(Refusal::InUse), "its own owner does not run it twice");
+    assert_eq!(claim(Some(s.clone()), "b", WALL + 500, LATER), Claim::WaitUntil(wake + LEASE_GRACE_MS));
+    assert!(matches!(claim(Some(s.clone()), "b", wake + LEASE_GRACE_MS, LATER), Claim::Resume(_)));
+    assert_eq!(
+        claim(Some(s), "a", WALL + 500, LATER),
+        Claim::Refuse(Refusal::InUse),
+        "its own owner does not run it twice"
+    );
 }
 
 #[test]
 fn an_attempt_in_flight_refuses_other_clients_at_once() {
     let s = saved(OperationKind::Order, "a", None);
     assert_eq!(s.lease_until_ms, WALL + 100 + 1000 + LEASE_GRACE_MS);
-    assert_eq!(claim(Some(s.clone()), "b", WALL + 200), Claim::Refuse(Refusal::InUse));
+    assert_eq!(claim(Some(s.clone()), "b", WALL + 200, LATER), Claim::Refuse(Refusal::InUse));
     // After the lease, a restarted worker takes it over: the order in flight is then an unknown outcome.
-    let Claim::Resume(state) = claim(Some(s), "b", WALL + 5000) else { panic!("resumable") };
+    let Claim::Resume(state) = claim(Some(s), "b", WALL + 5000, LATER) else { panic!("resumable") };
     let mut budget = unlimited();
     let mut op = retryline::Operation::restore(*state, 0, WALL + 5000, &mut budget).unwrap();
     let action = op.resume(0, WALL + 5000, &mut Draws::seeded(1), &mut budget);
@@ -121,9 +128,22 @@ fn an_attempt_in_flight_refuses_other_clients_at_once() {
 
 #[test]
 fn finished_or_absent_state_leaves_the_key_free() {
-    assert_eq!(claim(None, "b", WALL), Claim::Fresh);
+    assert_eq!(claim(None, "b", WALL, LATER), Claim::Fresh);
     let s = saved(OperationKind::Read, "a", Some(Outcome::response(200)));
-    assert_eq!(claim(Some(s), "b", WALL), Claim::Fresh);
+    assert_eq!(claim(Some(s), "b", WALL, LATER), Claim::Fresh);
+}
+
+#[test]
+fn a_lease_that_outlives_the_callers_own_deadline_is_refused_at_once() {
+    let s = saved(OperationKind::Read, "a", Some(Outcome::response(503)));
+    let lease = WALL + 100 + 2000 + LEASE_GRACE_MS;
+    // The caller must send by `lease - 1`: waiting for the lease would overrun its own deadline.
+    assert_eq!(claim(Some(s.clone()), "b", WALL + 500, lease - 1), Claim::Refuse(Refusal::InUse));
+    assert_eq!(
+        claim(Some(s), "b", WALL + 500, lease),
+        Claim::WaitUntil(lease),
+        "a lease ending at the latest start is waited for"
+    );
 }
 
 #[test]
@@ -133,5 +153,5 @@ fn a_lease_that_outlives_the_expiry_is_not_waited_for() {
     op.start(0, &mut draws, &mut budget);
     op.on_outcome(100, WALL + 100, &Outcome::response(503), &mut draws, &mut budget);
     let s = Saved::of(&op, "a", 100, WALL + 100, &budget);
-    assert_eq!(claim(Some(s), "b", WALL + 200), Claim::Refuse(Refusal::InUse));
+    assert_eq!(claim(Some(s), "b", WALL + 200, LATER), Claim::Refuse(Refusal::InUse));
 }

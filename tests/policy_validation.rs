@@ -151,3 +151,14 @@ fn a_policy_survives_a_round_trip_through_json() {
     let back: Policy = serde_json::from_value(serde_json::to_value(&p).unwrap()).unwrap();
     assert_eq!(back, p);
 }
+
+#[test]
+fn a_call_deadline_shorter_than_the_attempt_timeout_cuts_the_timeout() {
+    let p = Policy::from_options(&loose(json!({ "attemptTimeoutMs": 10000, "deadlineMs": 30000 }))).unwrap();
+    let short = p.with_call_deadline("deadlineMs", 3000).unwrap();
+    assert_eq!((short.deadline_ms(), short.attempt_timeout_ms()), (3000, 3000));
+    let long = p.with_call_deadline("deadlineMs", 60000).unwrap();
+    assert_eq!((long.deadline_ms(), long.attempt_timeout_ms()), (60000, 10000));
+    let err = p.with_call_deadline("deadlineMs", 0).unwrap_err();
+    assert_eq!(err.to_string(), "deadlineMs must be at least 1");
+}

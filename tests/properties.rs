@@ -5,7 +5,8 @@ mod common;
 
 use proptest::prelude::*;
 use retryline::backoff::{sample, window, MAX_TIMER_MS};
-use retryline::{replay, Decision, Jitter, OperationKind, Policy, Reason, ReplaySpec, Rng, ScriptedOutcome};
+use retryline::replay::ScriptedError;
+use retryline::{replay, Decision, Jitter, Loose, OperationKind, Policy, Reason, ReplaySpec, Rng, ScriptedOutcome};
 use serde_json::json;
 
 fn policies() -> impl Strategy<Value = Policy> {
@@ -29,12 +30,13 @@ fn outcomes() -> impl Strategy<Value = ScriptedOutcome> {
         Just("garbage".to_owned()),
         Just("Thu, 01 Jan 2026 00:00:03 GMT".to_owned()),
     ]);
-    let error = prop::option::of(prop::sample::select(vec!["timeout", "network-error"]));
-    (0u64..6000, status, retry_after, error).prop_map(|(after_ms, status, retry_after, error)| {
-        serde_json::from_value(
-            json!({ "afterMs": after_ms, "status": status, "retryAfter": retry_after, "error": error }),
-        )
-        .unwrap()
+    let error = prop::option::of(prop::sample::select(vec![ScriptedError::Timeout, ScriptedError::NetworkError]));
+    (0u64..6000, status, retry_after, error).prop_map(|(after_ms, status, retry_after, error)| ScriptedOutcome {
+        after_ms,
+        status: Some(status),
+        retry_after: retry_after.map_or(Loose::Absent, Loose::Text),
+        date: None,
+        error,
     })
 }
 

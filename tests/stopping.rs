@@ -216,3 +216,52 @@ fn a_response_slower_than_the_attempt_timeout_is_a_timeout() {
     assert_eq!(r.records[0].outcome, Some(Observed::Timeout));
     assert_eq!(r.records[0].end_ms, Some(100));
 }
+
+#[test]
+fn a_retry_that_cannot_fit_without_any_provider_wait_stops_with_deadline_not_provider_wait() {
+    // 503 without Retry-After at 900 ms; even an immediate retry (+1000 ms) passes 1800 ms.
+    let r = run(json!({
+        "policy": { "deadlineMs": 1800, "attemptTimeoutMs": 1000, "maxAttempts": 3 },
+        "draws": [0],
+        "outcomes": [{ "afterMs": 900, "status": 503 }]
+    }));
+    assert_eq!((r.stop.reason, r.stop.at_ms), (Reason::Deadline, 900));
+    assert_eq!(r.records[1].provider_wait_ms, 0);
+}
+
+#[test]
+fn a_zero_retry_after_is_no_provider_wait_either() {
+    let r = run(json!({
+        "policy": { "deadlineMs": 1800, "attemptTimeoutMs": 1000, "maxAttempts": 3 },
+        "draws": [0],
+        "outcomes": [{ "afterMs": 900, "status": 429, "retryAfter": "0" }]
+    }));
+    assert_eq!(r.stop.reason, Reason::Deadline);
+}
+
+#[test]
+fn the_initial_attempt_goes_while_any_time_is_left_with_its_timeout_cut_to_it() {
+    use retryline::{Action, Draws, OperationKind};
+    // deadline == attempt timeout, and the first attempt is proposed 1 ms after the start
+    // (the shell read its request body meanwhile): it is sent, not refused.
+    let mut op = common::begin(json!({ "deadlineMs": 1000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 50);
+    let action = op.start(51, &mut Draws::seeded(1), &mut common::unlimited());
+    assert_eq!(action, Action::Send { attempt: 1, timeout_ms: 999 });
+    // With no time left at all, it is refused: deadline.
+    let mut op = common::begin(json!({ "deadlineMs": 1000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 50);
+    let action = op.start(1050, &mut Draws::seeded(1), &mut common::unlimited());
+    assert!(matches!(action, Action::Stop(s) if s.reason == Reason::Deadline), "{action:?}");
+    assert_eq!(op.records()[0].decision, Decision::Refused);
+}
+
+#[test]
+fn a_retry_keeps_the_full_gate_and_no_attempt_runs_past_the_deadline() {
+    // Retries need their whole timeout before the deadline; the initial attempt's exemption is only its own.
+    let r = run(json!({
+        "policy": { "deadlineMs": 3000, "attemptTimeoutMs": 1000, "maxAttempts": 5, "jitter": "none", "baseDelayMs": 100 },
+        "outcomes": [{ "afterMs": 10, "status": 503 }, { "afterMs": 10, "status": 503 }, { "afterMs": 10, "status": 503 }, { "afterMs": 10, "status": 503 }]
+    }));
+    for rec in r.records.iter().filter(|rec| rec.decision == Decision::Sent) {
+        assert!(rec.start_ms + 1000 <= 3000, "attempt {} starts at {}", rec.attempt, rec.start_ms);
+    }
+}

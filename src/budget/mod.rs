@@ -54,6 +54,16 @@ impl Priority {
     }
 }
 
+/// Which part of a budget refused an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Limit {
+    /// The scope's token bucket has no room for the weight before the latest start.
+    Tokens,
+    /// The retry quota is spent: retries pause until successes pay it back.
+    RetryQuota,
+}
+
 /// What an operation asks of the budget before an attempt.
 #[derive(Clone, Copy, Debug)]
 pub struct Ask<'a> {
@@ -176,22 +186,22 @@ impl Budget {
 
     /// Grants capacity for one attempt: tokens for its weight (waiting for them if they
     /// come before `ask.latest`) and, for a retry, its share of the retry quota.
-    /// `None` means the budget cannot make room in time: refuse with `budget`.
-    pub fn admit(&mut self, ask: &Ask) -> Option<Grant> {
+    /// `Err` names the limit that cannot make room in time: refuse with `budget`.
+    pub fn admit(&mut self, ask: &Ask) -> Result<Grant, Limit> {
         let id = self.next_grant;
         let s = self.scope_mut(ask.scope);
         let start_at = match &s.bucket {
-            Some(bucket) => bucket.earliest_start(ask.weight, ask.priority, ask.earliest)?,
+            Some(bucket) => bucket.earliest_start(ask.weight, ask.priority, ask.earliest).ok_or(Limit::Tokens)?,
             None => ask.earliest,
         };
         if start_at > ask.latest {
-            return None;
+            return Err(Limit::Tokens);
         }
         let quota_cost = match (&mut s.quota, ask.retry && ask.priority != Priority::Reconcile) {
             (Some(quota), true) => {
                 let cost = quota.cost(ask.after_timeout);
                 if !quota.spend(cost) {
-                    return None;
+                    return Err(Limit::RetryQuota);
                 }
                 cost
             }
@@ -202,7 +212,7 @@ impl Budget {
         }
         s.queued.insert(id, start_at);
         self.next_grant += 1;
-        Some(Grant { id, start_at, weight: ask.weight, quota_cost })
+        Ok(Grant { id, start_at, weight: ask.weight, quota_cost })
     }
 
     /// Returns the capacity of an attempt that was never sent.

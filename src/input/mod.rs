@@ -172,9 +172,14 @@ impl InvalidOption {
         InvalidOption { field: field.to_owned(), problem }
     }
 
-    /// Prefixes the field path, e.g. `maxAttempts` → `policy.maxAttempts` (an empty path is the parent itself).
+    /// Prefixes the field path, e.g. `maxAttempts` → `policy.maxAttempts`, `[2]` → `draws[2]`
+    /// (an empty path is the parent itself).
     pub fn within(mut self, parent: &str) -> Self {
-        self.field = if self.field.is_empty() { parent.to_owned() } else { format!("{parent}.{}", self.field) };
+        self.field = match self.field.as_str() {
+            "" => parent.to_owned(),
+            f if f.starts_with('[') => format!("{parent}{f}"),
+            f => format!("{parent}.{f}"),
+        };
         self
     }
 
