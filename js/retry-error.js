@@ -3,10 +3,10 @@ export class RetryError extends Error {
   /**
    * @param {string} reason one of the documented stop reasons
    * @param {string} message names the method, the (redacted) URL and what happened
-   * @param {{ response?: Response, records?: object[], key?: string }} [details]
+   * @param {{ response?: Response, records?: object[], key?: string, cause?: Error }} [details]
    */
   constructor(reason, message, details = {}) {
-    super(message);
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = "RetryError";
     this.reason = reason;
     this.response = details.response;

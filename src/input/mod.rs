@@ -158,6 +158,10 @@ pub enum Problem {
     Requires {
         other: &'static str,
     },
+    /// Reading it threw (a getter, a `Proxy` trap): what was thrown.
+    Unreadable {
+        detail: String,
+    },
 }
 
 /// Which JavaScript error class a problem maps to.
@@ -189,7 +193,8 @@ impl InvalidOption {
             Problem::WrongType { .. }
             | Problem::UnknownField
             | Problem::UnknownName { .. }
-            | Problem::Requires { .. } => ErrorClass::TypeError,
+            | Problem::Requires { .. }
+            | Problem::Unreadable { .. } => ErrorClass::TypeError,
             _ => ErrorClass::RangeError,
         }
     }
@@ -220,6 +225,7 @@ impl fmt::Display for InvalidOption {
             Problem::NotPositive => write!(f, "{field} must be greater than 0"),
             Problem::NotAFraction => write!(f, "{field} must be a fraction from 0 up to (not including) 1"),
             Problem::Requires { other } => write!(f, "{field} needs {other} as well"),
+            Problem::Unreadable { detail } => write!(f, "{field} could not be read: {detail}"),
         }
     }
 }

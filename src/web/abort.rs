@@ -7,6 +7,19 @@ use js_sys::Function;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
+use super::guard;
+
+/// Whether `signal` has aborted; `Err` if it is no working signal (a look-alike such as
+/// `Object.create(AbortSignal.prototype)` throws "Illegal invocation").
+pub fn aborted(signal: &AbortSignal) -> Result<bool, JsValue> {
+    Ok(guard::get(signal, "aborted")?.is_truthy())
+}
+
+/// Aborts a controller of ours (its listeners are the platform's and the caller's fetch's).
+pub fn abort(controller: &web_sys::AbortController) {
+    let _ = guard::invoke(controller, "abort", &[]);
+}
+
 pub struct AbortWatch {
     signals: Vec<AbortSignal>,
 }
@@ -17,7 +30,7 @@ impl AbortWatch {
     }
 
     pub fn is_aborted(&self) -> bool {
-        self.signals.iter().any(AbortSignal::aborted)
+        self.signals.iter().any(|s| aborted(s).unwrap_or(false))
     }
 
     /// Calls `f` when any signal aborts, until the returned listener is dropped.

@@ -8,14 +8,17 @@ use wasm_bindgen::prelude::*;
 
 use super::clock;
 use super::error::invalid;
+use super::guard;
 use super::to_js;
-use super::value::{field, loose};
+use super::value::loose;
 use crate::budget::{Budget, BudgetConfig};
 
 thread_local! {
     /// Live budgets by id, so a `Budget` found inside an options object can be told from a look-alike.
     static LIVE: RefCell<BTreeMap<u32, Weak<RefCell<Budget>>>> = const { RefCell::new(BTreeMap::new()) };
     static NEXT_ID: Cell<u32> = const { Cell::new(1) };
+    /// `Budget.prototype` and its id getter, as wasm-bindgen's glue made them.
+    static GENUINE: RefCell<Option<(JsValue, js_sys::Function)>> = const { RefCell::new(None) };
 }
 
 /// Limits shared by every client that holds it: per-scope token buckets, a retry quota,
@@ -31,13 +34,16 @@ impl SharedBudget {
     /// Validates every option; throws a `TypeError`/`RangeError` naming the field.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<SharedBudget, JsValue> {
-        let config = BudgetConfig::from_options(&loose(&options)).map_err(|e| invalid("Budget", &e))?;
+        let options = loose(&options, "options").map_err(|e| invalid("Budget", &e))?;
+        let config = BudgetConfig::from_options(&options).map_err(|e| invalid("Budget", &e))?;
         Ok(SharedBudget::with(Budget::new(config)))
     }
 
     /// Each scope: tokens, retry quota, holds and bans with their ends (wall-clock ms), queued operations.
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
-        let scopes = self.shared.borrow().snapshot(clock::now(), clock::wall_now());
+        let (now, wall) = (clock::now(), clock::wall_now());
+        let scopes =
+            self.shared.try_borrow().map_err(|_| super::error::type_error("Budget is busy"))?.snapshot(now, wall);
         to_js(&scopes)
     }
 
@@ -67,7 +73,32 @@ impl Drop for SharedBudget {
 }
 
 /// The core budget behind a JavaScript `Budget`, or `None` if `value` is not one.
+///
+/// Recognised by identity, not by a property: `value`'s prototype must be the real
+/// `Budget.prototype`, it must carry its own wasm pointer, and the real getter — called on
+/// it — must name a live budget. (A forged wasm pointer fools every wasm-bindgen class alike.)
 pub fn shared(value: &JsValue) -> Option<Rc<RefCell<Budget>>> {
-    let id = field(value, "__retrylineBudget").as_f64()?;
+    if !value.is_object() {
+        return None;
+    }
+    let (prototype, id_getter) = genuine()?;
+    let own_prototype = guard::prototype_of(value).ok()?;
+    if !js_sys::Object::is(&own_prototype, &prototype) {
+        return None;
+    }
+    guard::own_value(value, "__wbg_ptr")?.as_f64().filter(|ptr| *ptr != 0.0)?;
+    let id = guard::call(&id_getter, value, &[]).ok()?.as_f64()?;
     LIVE.with(|live| live.borrow().get(&(id as u32)).and_then(Weak::upgrade))
+}
+
+/// The glue's `Budget.prototype`, learnt from a budget this module wraps itself.
+fn genuine() -> Option<(JsValue, js_sys::Function)> {
+    if let Some(found) = GENUINE.with(|g| g.borrow().clone()) {
+        return Some(found);
+    }
+    let probe = JsValue::from(SharedBudget::with(Budget::unlimited()));
+    let prototype = guard::prototype_of(&probe).ok()?;
+    let getter = guard::own_getter(&prototype, "__retrylineBudget")?;
+    GENUINE.with(|g| *g.borrow_mut() = Some((prototype.clone(), getter.clone())));
+    Some((prototype, getter))
 }

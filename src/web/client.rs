@@ -1,31 +1,40 @@
 //! `RetryClient`: drives the core's [`Operation`] with real requests and timers.
+//!
+//! A call is prepared synchronously when `fetch()` is called — options read, request
+//! built, deadline fixed — so that its deadline counts from the call, not from whenever
+//! the event loop first gets to it. Every wait after that (store, lease, request body,
+//! fetch, response body) races the deadline; every stop settles the promise.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
-use web_sys::{AbortSignal, Response};
+use web_sys::AbortSignal;
 
 use super::abort::AbortWatch;
 use super::clock;
-use super::error::{retry_error, type_error, Failure};
+use super::error::{cause, retry_error, Failure};
 use super::fetch::{self, Fetcher};
+use super::guard;
 use super::keyed::{Claimed, Keyed};
 use super::options::{CallOptions, ClientOptions};
+use super::race::{Cut, Race};
 use super::request::{RequestTemplate, Unread};
-use super::store::Store;
+use super::response::Received;
+use super::secrets::Secrets;
+use super::store::{pending_name, Fault, Store};
 use super::timer;
 use super::to_js;
 use crate::budget::{Budget, Priority};
 use crate::classify::OperationKind;
 use crate::draw::Draws;
 use crate::durable::Refusal;
+use crate::gate;
 use crate::machine::{Action, Operation, Start};
 use crate::reason::{Reason, Stop};
-use crate::record::AttemptRecord;
-use crate::redact::redact_url;
+use crate::record::{AttemptRecord, Pending};
 
 /// Wraps `fetch` with a retry policy.
 #[wasm_bindgen(js_name = RetryClient)]
@@ -38,9 +47,10 @@ pub(super) struct Client {
     pub budget: Rc<RefCell<Budget>>,
     pub draws: RefCell<Draws>,
     pub fetcher: Fetcher,
-    pub on_attempt: Option<Function>,
-    pub on_escalation: Option<Function>,
+    pub on_attempt: Option<JsValue>,
+    pub on_escalation: Option<JsValue>,
     pub store: Store,
+    pub secrets: Secrets,
     /// Names this client in the leases it writes.
     pub owner: String,
 }
@@ -60,6 +70,7 @@ impl RetryClient {
             on_attempt: options.on_attempt,
             on_escalation: options.on_escalation,
             store: options.store.unwrap_or_else(Store::memory),
+            secrets: options.secrets,
             owner: format!("{:016x}", entropy()),
         };
         Ok(RetryClient { core: Rc::new(client) })
@@ -68,8 +79,14 @@ impl RetryClient {
     /// Like `fetch(input, init)`, with retries; resolves with the successful `Response`
     /// or rejects with a `RetryError`.
     pub fn fetch(&self, input: JsValue, init: JsValue, options: JsValue) -> Promise {
-        let core = self.core.clone();
-        future_to_promise(async move { core.run(input, init, options).await })
+        let (now, wall) = (clock::now(), clock::wall_now());
+        match self.core.prepare(now, wall, &input, &init, &options) {
+            Ok(call) => {
+                let core = self.core.clone();
+                future_to_promise(async move { core.run(call).await })
+            }
+            Err(error) => Promise::reject(&error),
+        }
     }
 }
 
@@ -87,114 +104,290 @@ fn origin(url: &str) -> String {
     web_sys::Url::new(url).map(|u| u.origin()).unwrap_or_else(|_| url.to_owned())
 }
 
+/// One call of `client.fetch`, from its preparation to its settling.
+pub(super) struct Call {
+    op: Operation,
+    template: RequestTemplate,
+    abort: AbortWatch,
+    key: Option<String>,
+    scope: String,
+    /// The store holds (or will hold) this call's state under its key: finish it.
+    owns_key: bool,
+    resumed: bool,
+    reported: usize,
+    last_response: Option<Received>,
+    /// What the platform or the store threw last, as a redacted copy.
+    last_cause: Option<JsValue>,
+    /// A store failure noted after the outcome was known.
+    store_note: Option<String>,
+}
+
+/// How a call settles when the shell gives up on a pending step.
+struct Interrupted {
+    reason: Reason,
+    pending: Pending,
+    /// What the store said, for the record and the `cause`.
+    detail: Option<String>,
+}
+
+impl From<Fault> for Interrupted {
+    fn from(fault: Fault) -> Self {
+        match fault {
+            Fault::Failed { pending, detail } => Interrupted { reason: Reason::Store, pending, detail: Some(detail) },
+            Fault::Cut { pending, cut } => Interrupted { reason: cut_reason(cut), pending, detail: None },
+        }
+    }
+}
+
+fn cut_reason(cut: Cut) -> Reason {
+    match cut {
+        Cut::Aborted => Reason::Aborted,
+        Cut::Timeout | Cut::Deadline => Reason::Deadline,
+    }
+}
+
 impl Client {
-    async fn run(&self, input: JsValue, init: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-        let call = CallOptions::parse(&options, &self.policy)?;
-        let mut template = RequestTemplate::new(&input, &init)?;
+    /// Everything a call needs, read synchronously; the deadline is fixed at `now`.
+    fn prepare(
+        &self,
+        now: u64,
+        wall: u64,
+        input: &JsValue,
+        init: &JsValue,
+        options: &JsValue,
+    ) -> Result<Call, JsValue> {
+        let call = CallOptions::parse(options, &self.policy)?;
+        let template = RequestTemplate::new(input, init)?;
         let mut signals: Vec<AbortSignal> = vec![template.signal()];
         signals.extend(call.signal.clone());
-        let abort = AbortWatch::new(signals);
-        let keyed = call.key.as_deref().map(|key| Keyed { store: &self.store, key, owner: &self.owner });
-
         let kind = call.operation.unwrap_or_else(|| OperationKind::from_method(&template.method));
         let scope = call.scope.clone().unwrap_or_else(|| origin(&template.url));
         let start = Start {
-            policy: call.policy.clone(),
+            policy: call.policy,
             kind,
             priority: call.priority.unwrap_or(Priority::for_kind(kind)),
             scope: scope.clone(),
             weight: call.weight,
             key: call.key.clone(),
             method: Some(template.method.clone()),
-            url: Some(template.url.clone()),
+            url: Some(self.secrets.url(&template.url)),
         };
-        let mut op = Operation::begin(start, clock::now(), clock::wall_now());
-        let mut resumed = false;
-        if let Some(keyed) = &keyed {
-            match keyed.claim(&abort).await? {
-                Claimed::Fresh => {}
-                Claimed::Resume(state) => {
-                    let mut budget = self.budget.borrow_mut();
-                    op = Operation::restore(*state, clock::now(), clock::wall_now(), &mut budget)
-                        .map_err(|e| type_error(&e.to_string()))?;
-                    resumed = true;
-                }
-                Claimed::Refused(refusal, records) => return Err(self.refused(&template, keyed.key, refusal, &records)),
-                Claimed::Aborted => {
-                    let stop = op.stop_unstarted(clock::now(), Reason::Aborted);
-                    return Err(self.failure(&op, stop, &template, None));
-                }
+        Ok(Call {
+            op: Operation::begin(start, now, wall),
+            template,
+            abort: AbortWatch::new(signals),
+            key: call.key,
+            scope,
+            owns_key: false,
+            resumed: false,
+            reported: 0,
+            last_response: None,
+            last_cause: None,
+            store_note: None,
+        })
+    }
+
+    async fn run(&self, mut call: Call) -> Result<JsValue, JsValue> {
+        if call.key.is_some() {
+            if let Err(settled) = self.claim(&mut call).await {
+                return settled;
             }
         }
-        match template.buffer(&abort, op.deadline_at().saturating_sub(clock::now())).await {
+        match call.template.buffer(&self.bounds(&call)).await {
             Ok(()) => {}
             Err(Unread::Failed(error)) => return Err(error),
-            Err(Unread::Stop(reason)) => {
-                let stop = op.stop_unstarted(clock::now(), reason);
-                return Err(self.failure(&op, stop, &template, None));
+            Err(Unread::Cut(cut)) => {
+                let why = Interrupted { reason: cut_reason(cut), pending: Pending::RequestBody, detail: None };
+                let stop = self.interrupt(&mut call, why);
+                return self.settle(call, stop).await;
             }
         }
-        // A resumed operation's earlier records were reported by the process that made them.
-        let mut reported = op.records().len();
-        let mut last_response: Option<Response> = None;
         let mut action = {
+            let (now, wall) = (clock::now(), clock::wall_now());
             let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());
-            if resumed {
-                op.resume(clock::now(), clock::wall_now(), &mut draws, &mut budget)
+            if call.resumed {
+                call.op.resume(now, wall, &mut draws, &mut budget)
             } else {
-                op.start(clock::now(), &mut draws, &mut budget)
+                call.op.start(now, &mut draws, &mut budget)
             }
         };
         loop {
-            self.report(&op, &mut reported);
-            if let (Some(keyed), Action::Send { .. } | Action::Sleep { .. }) = (&keyed, action) {
-                // Saved before the request leaves and before each sleep, so a restart resumes from here.
-                keyed.save(&op, &self.budget).await?;
-            }
+            self.report(&call.op, &mut call.reported);
             action = match action {
-                Action::Send { timeout_ms, .. } => {
-                    let attempt = fetch::send(&self.fetcher, &template, timeout_ms, &abort).await;
-                    let (now, wall) = (clock::now(), clock::wall_now());
-                    if !attempt.transmitted {
-                        Action::Stop(op.withdraw(now, &mut self.budget.borrow_mut()))
-                    } else {
-                        if let Some(response) = attempt.response {
-                            self.follow_used_weight(&scope, &response, now);
-                            last_response = Some(response);
-                        }
-                        let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());
-                        op.on_outcome(now, wall, &attempt.outcome, &mut draws, &mut budget)
-                    }
-                }
-                Action::Sleep { until } => self.sleep(&mut op, until, &abort).await,
-                Action::Stop(stop) => {
-                    if let Some(keyed) = &keyed {
-                        // Written before the promise settles: an unknown outcome is never lost.
-                        keyed.finish(&op, &self.budget).await?;
-                    }
-                    if stop.reason == Reason::Success {
-                        return Ok(last_response.map(JsValue::from).unwrap_or(JsValue::UNDEFINED));
-                    }
-                    return Err(self.failure(&op, stop, &template, last_response));
-                }
+                Action::Send { timeout_ms, .. } => match self.save(&mut call).await {
+                    Some(stop) => Action::Stop(stop),
+                    None => self.attempt(&mut call, timeout_ms).await,
+                },
+                Action::Sleep { until } => match self.save(&mut call).await {
+                    Some(stop) => Action::Stop(stop),
+                    None => self.sleep(&mut call.op, until, &call.abort).await,
+                },
+                Action::Stop(stop) => return self.settle(call, stop).await,
             };
         }
+    }
+
+    /// The races of this call's store calls and body reads: its deadline and the caller's abort.
+    fn bounds(&self, call: &Call) -> Race {
+        let left = call.op.deadline_at().saturating_sub(clock::now());
+        Race::new().cut_after(left, Cut::Deadline).cut_on_abort(&call.abort)
+    }
+
+    fn keyed<'a>(&'a self, key: &'a str) -> Keyed<'a> {
+        Keyed { store: &self.store, key, owner: &self.owner }
+    }
+
+    /// Claims the call's key; `Err` is how the call settles when it may not run.
+    async fn claim(&self, call: &mut Call) -> Result<(), Result<JsValue, JsValue>> {
+        let key = call.key.clone().unwrap_or_default();
+        let latest_start = call.op.deadline_at().saturating_sub(call.op.policy().attempt_timeout_ms());
+        let latest_start_wall = clock::wall_now().saturating_add(latest_start.saturating_sub(clock::now()));
+        let claimed = self.keyed(&key).claim(&self.bounds(call), latest_start_wall).await;
+        match claimed {
+            Ok(Claimed::Fresh) => call.owns_key = true,
+            Ok(Claimed::Resume(state)) => {
+                let deadline = call.op.deadline_at();
+                let (now, wall) = (clock::now(), clock::wall_now());
+                match Operation::restore(*state, now, wall, &mut self.budget.borrow_mut()) {
+                    Ok(mut op) => {
+                        op.limit_deadline(deadline);
+                        // Its earlier records were reported by the process that made them.
+                        call.reported = op.records().len();
+                        call.op = op;
+                        call.resumed = true;
+                        call.owns_key = true;
+                    }
+                    Err(e) => {
+                        let detail = format!("the stored state of key \"{key}\" cannot be resumed: {e}");
+                        let why =
+                            Interrupted { reason: Reason::Store, pending: Pending::StoreGet, detail: Some(detail) };
+                        let stop = self.interrupt(call, why);
+                        return Err(self.settle_now(call, stop));
+                    }
+                }
+            }
+            Ok(Claimed::Refused(refusal, records)) => {
+                return Err(Err(self.refused(&call.template, &key, refusal, &records)))
+            }
+            Err(fault) => {
+                let stop = self.interrupt(call, fault.into());
+                return Err(self.settle_now(call, stop));
+            }
+        }
+        Ok(())
+    }
+
+    /// Saves a keyed operation before it sends or sleeps; `Some` if it must stop instead.
+    async fn save(&self, call: &mut Call) -> Option<Stop> {
+        let key = call.key.clone()?;
+        let saved = self.keyed(&key).save(&call.op, &self.budget, &self.bounds(call)).await;
+        match saved {
+            Ok(()) => None,
+            Err(fault) => Some(self.interrupt(call, fault.into())),
+        }
+    }
+
+    /// Stops the operation at a step it could not take; the record says why.
+    fn interrupt(&self, call: &mut Call, why: Interrupted) -> Stop {
+        let now = clock::now();
+        let stop = call.op.cancel(now, why.reason, Some(why.pending), &mut self.budget.borrow_mut());
+        if let Some(detail) = why.detail {
+            let detail = self.secrets.text(&detail);
+            call.op.note_store_failure(detail.clone());
+            call.last_cause = Some(cause("StoreError", &detail));
+        }
+        stop
+    }
+
+    /// One attempt on the wire, and the core's verdict on it.
+    async fn attempt(&self, call: &mut Call, timeout_ms: u64) -> Action {
+        let deadline = call.op.deadline_at();
+        let now = clock::now();
+        if now >= deadline {
+            // A slow store ate the time: the attempt never leaves.
+            let pending = call.key.as_ref().map(|_| Pending::StoreSet);
+            return Action::Stop(call.op.cancel(now, Reason::Deadline, pending, &mut self.budget.borrow_mut()));
+        }
+        let limit = gate::attempt_timeout(now, timeout_ms, deadline);
+        let header = self.budget.borrow().used_weight_header(&call.scope).map(str::to_owned);
+        let mut attempt = fetch::send(&self.fetcher, &call.template, limit, &call.abort, header.as_deref()).await;
+        let (now, wall) = (clock::now(), clock::wall_now());
+        if !attempt.transmitted {
+            return Action::Stop(call.op.cancel(now, Reason::Aborted, None, &mut self.budget.borrow_mut()));
+        }
+        if let Some(error) = attempt.outcome.error.take() {
+            let error = self.secrets.text(&error);
+            call.last_cause = Some(cause("Error", &error));
+            attempt.outcome.error = Some(error);
+        }
+        if let Some(response) = attempt.response {
+            call.last_response = Some(response);
+        }
+        let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());
+        if let Some(used) = attempt.used_weight {
+            budget.observe_used_weight(&call.scope, used, now);
+        }
+        call.op.on_outcome(now, wall, &attempt.outcome, &mut draws, &mut budget)
     }
 
     /// Sleeps until `until`, then lets the operation check its gate again; an abort stops it.
     pub(super) async fn sleep(&self, op: &mut Operation, until: u64, abort: &AbortWatch) -> Action {
         let slept = timer::sleep(until.saturating_sub(clock::now()), abort).await;
+        let now = clock::now();
         let mut budget = self.budget.borrow_mut();
         if slept {
-            op.on_wake(clock::now(), &mut budget)
+            op.on_wake(now, &mut budget)
         } else {
-            Action::Stop(op.abort(clock::now(), &mut budget))
+            Action::Stop(op.abort(now, &mut budget))
         }
     }
 
-    /// The `RetryError` for an operation that stopped without success.
-    fn failure(&self, op: &Operation, stop: Stop, template: &RequestTemplate, response: Option<Response>) -> JsValue {
-        self.error(stop, template, op.key(), op.records(), response, None)
+    /// The operation stopped: its state is finished in the store (within the deadline: a
+    /// store that hangs is noted, not waited for), its records reported, its promise settled.
+    async fn settle(&self, mut call: Call, stop: Stop) -> Result<JsValue, JsValue> {
+        if let (true, Some(key)) = (call.owns_key, call.key.clone()) {
+            // Not cut by the caller's abort: an aborted order must still be kept unresolved.
+            let left = call.op.deadline_at().saturating_sub(clock::now());
+            let race = Race::new().cut_after(left, Cut::Deadline);
+            if let Err(fault) = self.keyed(&key).finish(&call.op, &self.budget, &race).await {
+                let note = self.secrets.text(&fault.describe());
+                call.op.note_store_failure(note.clone());
+                if stop.reason != Reason::Success {
+                    call.store_note = Some(format!("its state was not saved: {note}"));
+                }
+            }
+        }
+        self.settle_now(&mut call, stop)
+    }
+
+    /// Reports the last records and settles, without touching the store.
+    fn settle_now(&self, call: &mut Call, stop: Stop) -> Result<JsValue, JsValue> {
+        self.report(&call.op, &mut call.reported);
+        let response = call.last_response.take();
+        if stop.reason == Reason::Success {
+            return Ok(response.map(Received::for_caller).unwrap_or(JsValue::UNDEFINED));
+        }
+        let response = response.map(|r| r.for_error(|url| self.secrets.url(url))).unwrap_or(JsValue::UNDEFINED);
+        let pending_note = call
+            .op
+            .records()
+            .last()
+            .and_then(|r| r.pending)
+            .filter(|_| stop.reason != Reason::Aborted)
+            .map(|p| format!("{} was still pending", pending_name(p)));
+        let note = call.store_note.take().or(pending_note);
+        Err(self.error(Failure {
+            stop,
+            method: &call.template.method,
+            url: &self.secrets.url(&call.template.url),
+            key: call.op.key(),
+            response,
+            records: call.op.records(),
+            records_js: JsValue::UNDEFINED,
+            detail: None,
+            note: note.as_deref(),
+            cause: call.last_cause.take(),
+        }))
     }
 
     /// The `RetryError` for a key that may not run now; its records are the saved operation's.
@@ -205,45 +398,26 @@ impl Client {
             ),
             Refusal::InUse => format!("key \"{key}\" is being run by another client sharing the store"),
         };
-        let stop = Stop { reason: Reason::UnknownOutcome, at_ms: 0 };
-        self.error(stop, template, Some(key), records, None, Some(&detail))
-    }
-
-    fn error(
-        &self,
-        stop: Stop,
-        template: &RequestTemplate,
-        key: Option<&str>,
-        records: &[AttemptRecord],
-        response: Option<Response>,
-        detail: Option<&str>,
-    ) -> JsValue {
-        let url = redact_url(&template.url);
-        let records_js = match to_js(records) {
-            Ok(records) => records,
-            Err(error) => return error,
-        };
-        retry_error(Failure {
-            stop,
+        self.error(Failure {
+            stop: Stop { reason: Reason::UnknownOutcome, at_ms: 0 },
             method: &template.method,
-            url: Some(&url),
-            key,
-            response: response.map(JsValue::from),
+            url: &self.secrets.url(&template.url),
+            key: Some(key),
+            response: JsValue::UNDEFINED,
             records,
-            records_js,
-            detail,
+            records_js: JsValue::UNDEFINED,
+            detail: Some(&detail),
+            note: None,
+            cause: None,
         })
     }
 
-    /// Corrects the scope's bucket from the provider's own count, when the budget names its header.
-    fn follow_used_weight(&self, scope: &str, response: &Response, now: u64) {
-        let mut budget = self.budget.borrow_mut();
-        let Some(header) = budget.used_weight_header(scope) else { return };
-        let used =
-            response.headers().get(header).ok().flatten().and_then(|v| v.trim_matches([' ', '\t']).parse::<u64>().ok());
-        if let Some(used) = used {
-            budget.observe_used_weight(scope, used, now);
+    fn error(&self, mut failure: Failure) -> JsValue {
+        match to_js(failure.records) {
+            Ok(records) => failure.records_js = records,
+            Err(error) => return error,
         }
+        retry_error(failure)
     }
 
     /// Hands each record made since the last call to `onAttempt`.
@@ -256,9 +430,18 @@ impl Client {
         for record in records.iter().skip(*reported) {
             if let Ok(value) = to_js(record) {
                 // A throwing callback must not break the operation it observes.
-                let _ = callback.call1(&JsValue::UNDEFINED, &value);
+                if let Ok(returned) = guard::call(callback, &JsValue::UNDEFINED, &[&value]) {
+                    ignore_rejection(&returned);
+                }
             }
         }
         *reported = records.len();
+    }
+}
+
+/// An async callback's rejection is the caller's to handle, not an unhandled rejection of ours.
+pub(super) fn ignore_rejection(returned: &JsValue) {
+    if returned.is_object() || returned.is_function() {
+        super::race::swallow(returned);
     }
 }

@@ -7,8 +7,7 @@
 
 use std::cell::Cell;
 
-use js_sys::{Date, Function, Reflect};
-use wasm_bindgen::{JsCast, JsValue};
+use super::guard;
 
 thread_local! {
     static LAST: Cell<u64> = const { Cell::new(0) };
@@ -16,7 +15,7 @@ thread_local! {
 
 /// Monotonic milliseconds (rounded up, so a timer that fired is never read as early).
 pub fn now() -> u64 {
-    let reading = performance_now().unwrap_or_else(Date::now);
+    let reading = performance_now().or_else(guard::wall_clock).unwrap_or(0.0);
     let ms = if reading.is_finite() && reading > 0.0 { reading.ceil() as u64 } else { 0 };
     LAST.with(|last| {
         let value = last.get().max(ms);
@@ -27,16 +26,13 @@ pub fn now() -> u64 {
 
 /// Wall-clock Unix milliseconds.
 pub fn wall_now() -> u64 {
-    let t = Date::now();
-    if t.is_finite() && t > 0.0 {
-        t as u64
-    } else {
-        0
+    match guard::wall_clock() {
+        Some(t) if t.is_finite() && t > 0.0 => t as u64,
+        _ => 0,
     }
 }
 
 fn performance_now() -> Option<f64> {
-    let performance = Reflect::get(&js_sys::global(), &JsValue::from_str("performance")).ok()?;
-    let now: Function = Reflect::get(&performance, &JsValue::from_str("now")).ok()?.dyn_into().ok()?;
-    now.call0(&performance).ok()?.as_f64()
+    let performance = guard::get(&js_sys::global(), "performance").ok()?;
+    guard::invoke(&performance, "now", &[]).ok()?.as_f64()
 }

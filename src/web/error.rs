@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
+use crate::budget::Limit;
 use crate::input::{ErrorClass, InvalidOption};
 use crate::reason::{Reason, Stop};
 use crate::record::wire_requests;
@@ -35,17 +36,21 @@ pub fn type_error(message: &str) -> JsValue {
 }
 
 /// What an operator needs to read a `RetryError` without opening the records.
-fn explain(reason: Reason) -> &'static str {
+fn explain(reason: Reason, limit: Option<Limit>) -> &'static str {
     match reason {
         Reason::NonRetryable => "the response says repeating cannot help",
         Reason::Attempts => "every allowed attempt was used",
         Reason::Deadline => "the next attempt could not finish before the deadline",
         Reason::ProviderWait => "the provider's required wait does not fit before the deadline",
+        Reason::Budget if limit == Some(Limit::RetryQuota) => {
+            "the retry quota is spent: retries pause until successes pay it back"
+        }
         Reason::Budget => "the shared budget has no room before the deadline",
         Reason::Banned => "the provider has banned this scope",
         Reason::RateLimited => "throttled again after the provider's wait was honoured",
         Reason::UnknownOutcome => "the order may have executed; reconcile it, do not resubmit",
         Reason::Aborted => "the caller aborted",
+        Reason::Store => "the operation's state could not be kept in its store, so nothing more was sent",
         Reason::Success | Reason::Retryable | Reason::Throttled => "",
     }
 }
@@ -54,13 +59,19 @@ fn explain(reason: Reason) -> &'static str {
 pub struct Failure<'a> {
     pub stop: Stop,
     pub method: &'a str,
-    pub url: Option<&'a str>,
+    /// Redacted.
+    pub url: &'a str,
     pub key: Option<&'a str>,
-    pub response: Option<JsValue>,
+    /// The last response, its URL already redacted.
+    pub response: JsValue,
     pub records: &'a [AttemptRecord],
     pub records_js: JsValue,
     /// Replaces the standard explanation of the reason.
     pub detail: Option<&'a str>,
+    /// Added after the explanation (redacted): what was pending, what the store said.
+    pub note: Option<&'a str>,
+    /// The platform's or the store's error, as a redacted copy.
+    pub cause: Option<JsValue>,
 }
 
 /// A `RetryError` (or, before the class is registered, an `Error` shaped like one).
@@ -68,18 +79,26 @@ pub fn retry_error(failure: Failure) -> JsValue {
     let reason = failure.stop.reason.as_str();
     let sent = wire_requests(failure.records);
     let plural = if sent == 1 { "" } else { "s" };
-    let message = format!(
+    let limit = failure.records.last().and_then(|r| r.limit);
+    let mut message = format!(
         "{} {}: {reason} after {sent} request{plural}: {}",
         failure.method,
-        failure.url.unwrap_or(""),
-        failure.detail.unwrap_or(explain(failure.stop.reason))
+        failure.url,
+        failure.detail.unwrap_or(explain(failure.stop.reason, limit))
     );
+    if let Some(note) = failure.note {
+        message.push_str(" (");
+        message.push_str(note);
+        message.push(')');
+    }
     let details = Object::new();
-    let response = failure.response.unwrap_or(JsValue::UNDEFINED);
-    let _ = Reflect::set(&details, &"response".into(), &response);
+    let _ = Reflect::set(&details, &"response".into(), &failure.response);
     let _ = Reflect::set(&details, &"records".into(), &failure.records_js);
     if let Some(key) = failure.key {
         let _ = Reflect::set(&details, &"key".into(), &key.into());
+    }
+    if let Some(cause) = &failure.cause {
+        let _ = Reflect::set(&details, &"cause".into(), cause);
     }
     let args = Array::of3(&reason.into(), &message.clone().into(), &details);
     let class = RETRY_ERROR.with(|c| c.borrow().clone());
@@ -89,7 +108,18 @@ pub fn retry_error(failure: Failure) -> JsValue {
     let error = js_sys::Error::new(&message);
     error.set_name("RetryError");
     let _ = Reflect::set(&error, &"reason".into(), &reason.into());
-    let _ = Reflect::set(&error, &"response".into(), &response);
+    let _ = Reflect::set(&error, &"response".into(), &failure.response);
     let _ = Reflect::set(&error, &"records".into(), &failure.records_js);
+    if let Some(cause) = &failure.cause {
+        let _ = Reflect::set(&error, &"cause".into(), cause);
+    }
+    error.into()
+}
+
+/// A plain `Error` carrying a (redacted) description of what was thrown, for `cause`:
+/// never the platform's own object, whose properties may hold what records redact.
+pub fn cause(name: &str, text: &str) -> JsValue {
+    let error = js_sys::Error::new(text);
+    error.set_name(name);
     error.into()
 }

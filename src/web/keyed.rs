@@ -3,19 +3,15 @@
 
 use std::cell::RefCell;
 
-use wasm_bindgen::prelude::*;
-
-use super::abort::AbortWatch;
 use super::clock;
-use super::error::type_error;
-use super::store::Store;
-use super::timer;
+use super::race::Race;
+use super::store::{Fault, Store};
 use super::to_js;
 use super::value::loose;
 use crate::budget::Budget;
 use crate::durable::{self, Claim, Refusal, Saved};
 use crate::machine::Operation;
-use crate::record::AttemptRecord;
+use crate::record::{AttemptRecord, Pending};
 use crate::state::OperationState;
 
 pub struct Keyed<'a> {
@@ -29,35 +25,36 @@ pub enum Claimed {
     Fresh,
     Resume(Box<OperationState>),
     Refused(Refusal, Vec<AttemptRecord>),
-    Aborted,
 }
 
 impl Keyed<'_> {
-    /// What the store holds under the key; a value this build cannot read is an error that
+    /// What the store holds under the key; a value this build cannot read is a fault that
     /// leaves it in place (nothing is overwritten).
-    pub async fn load(&self) -> Result<Option<Saved>, JsValue> {
-        let Some(value) = self.store.get(self.key).await? else { return Ok(None) };
-        let saved = loose(&value)
-            .read::<Saved>()
-            .map_err(|e| type_error(&format!("the stored state of key \"{}\" is unreadable: {e}", self.key)))?;
-        Ok(Some(saved))
+    pub async fn load(&self, race: &Race) -> Result<Option<Saved>, Fault> {
+        let Some(value) = self.store.get(self.key, race).await? else { return Ok(None) };
+        let unreadable = |detail: String| Fault::Failed {
+            pending: Pending::StoreGet,
+            detail: format!("the stored state of key \"{}\" is unreadable: {detail}", self.key),
+        };
+        let value = loose(&value, "state").map_err(|e| unreadable(e.to_string()))?;
+        value.read::<Saved>().map(Some).map_err(|e| unreadable(e.to_string()))
     }
 
-    /// Claims the key, waiting once for another owner's live lease.
-    pub async fn claim(&self, abort: &AbortWatch) -> Result<Claimed, JsValue> {
+    /// Claims the key, waiting once for another owner's live lease if it ends by
+    /// `latest_start_wall` (when the caller's own operation must have sent).
+    pub async fn claim(&self, race: &Race, latest_start_wall: u64) -> Result<Claimed, Fault> {
         let mut waited = false;
         loop {
-            let saved = self.load().await?;
+            let saved = self.load(race).await?;
             let records = saved.as_ref().map(|s| s.state.records.clone()).unwrap_or_default();
-            match durable::claim(saved, self.owner, clock::wall_now()) {
+            match durable::claim(saved, self.owner, clock::wall_now(), latest_start_wall) {
                 Claim::Fresh => return Ok(Claimed::Fresh),
                 Claim::Resume(state) => return Ok(Claimed::Resume(state)),
                 Claim::Refuse(refusal) => return Ok(Claimed::Refused(refusal, records)),
                 Claim::WaitUntil(_) if waited => return Ok(Claimed::Refused(Refusal::InUse, records)),
                 Claim::WaitUntil(wall) => {
-                    if !timer::sleep(wall.saturating_sub(clock::wall_now()), abort).await {
-                        return Ok(Claimed::Aborted);
-                    }
+                    let lease_left = wall.saturating_sub(clock::wall_now());
+                    race.sleep(lease_left).await.map_err(|cut| Fault::Cut { pending: Pending::Lease, cut })?;
                     waited = true;
                 }
             }
@@ -65,17 +62,20 @@ impl Keyed<'_> {
     }
 
     /// Saves the operation with a lease that covers what it is about to do.
-    pub async fn save(&self, op: &Operation, budget: &RefCell<Budget>) -> Result<(), JsValue> {
-        let saved = Saved::of(op, self.owner, clock::now(), clock::wall_now(), &budget.borrow());
-        self.store.set(self.key, &to_js(&saved)?).await
+    pub async fn save(&self, op: &Operation, budget: &RefCell<Budget>, race: &Race) -> Result<(), Fault> {
+        let (now, wall) = (clock::now(), clock::wall_now());
+        let saved = Saved::of(op, self.owner, now, wall, &budget.borrow());
+        let value = to_js(&saved)
+            .map_err(|e| Fault::Failed { pending: Pending::StoreSet, detail: super::guard::describe(&e) })?;
+        self.store.set(self.key, &value, race).await
     }
 
     /// The operation ended: an unresolved order stays (refusing the key), anything else is removed.
-    pub async fn finish(&self, op: &Operation, budget: &RefCell<Budget>) -> Result<(), JsValue> {
+    pub async fn finish(&self, op: &Operation, budget: &RefCell<Budget>, race: &Race) -> Result<(), Fault> {
         if op.is_unresolved() {
-            self.save(op, budget).await
+            self.save(op, budget, race).await
         } else {
-            self.store.delete(self.key).await
+            self.store.delete(self.key, race).await
         }
     }
 }

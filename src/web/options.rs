@@ -1,18 +1,21 @@
 //! Options from JavaScript, validated at the boundary: every mistake throws a
 //! `TypeError` or `RangeError` that names its field, and nothing is half-applied.
+//! Each field is read once; a getter that throws is a `TypeError` naming that field.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::Function;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
+use super::abort;
 use super::budget;
 use super::error::invalid;
 use super::fetch::Fetcher;
+use super::guard;
+use super::secrets::Secrets;
 use super::store::Store;
-use super::value::{field, keys, loose};
+use super::value::{field, keys, kind, loose, unreadable};
 use crate::budget::{Budget, Priority};
 use crate::classify::OperationKind;
 use crate::input::{millis, name, whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
@@ -27,9 +30,10 @@ pub struct ClientOptions {
     pub budget: Option<Rc<RefCell<Budget>>>,
     pub seed: Option<u64>,
     pub fetcher: Fetcher,
-    pub on_attempt: Option<Function>,
-    pub on_escalation: Option<Function>,
+    pub on_attempt: Option<JsValue>,
+    pub on_escalation: Option<JsValue>,
     pub store: Option<Store>,
+    pub secrets: Secrets,
 }
 
 /// The third argument of `client.fetch(input, init, options)`.
@@ -44,24 +48,34 @@ pub struct CallOptions {
 }
 
 fn wrong_type(field: &str, expected: &'static str, value: &JsValue) -> InvalidOption {
-    InvalidOption::new(field, Problem::WrongType { expected, found: loose(value).kind() })
+    InvalidOption::new(field, Problem::WrongType { expected, found: kind(value) })
 }
 
-fn function(field_name: &str, value: &JsValue) -> Result<Option<Function>, InvalidOption> {
+fn function(field_name: &str, value: &JsValue) -> Result<Option<JsValue>, InvalidOption> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    value.dyn_ref::<Function>().cloned().map(Some).ok_or_else(|| wrong_type(field_name, "a function", value))
+    if !value.is_function() {
+        return Err(wrong_type(field_name, "a function", value));
+    }
+    Ok(Some(value.clone()))
 }
 
 fn object_fields(options: &JsValue) -> Result<Vec<String>, InvalidOption> {
     if options.is_undefined() || options.is_null() {
         return Ok(Vec::new());
     }
-    if !options.is_object() || js_sys::Array::is_array(options) {
+    if !options.is_object() || guard::is_array(options).map_err(|e| unreadable("options", &e))? {
         return Err(wrong_type("options", "an object", options));
     }
-    Ok(keys(options))
+    keys(options).map_err(|e| e.within("options"))
+}
+
+/// An `AbortSignal` that works: a look-alike whose `aborted` throws is refused here, once.
+pub fn signal(field_name: &str, value: JsValue) -> Result<AbortSignal, InvalidOption> {
+    let signal = value.dyn_into::<AbortSignal>().map_err(|v| wrong_type(field_name, "an AbortSignal", &v))?;
+    abort::aborted(&signal).map_err(|e| unreadable(&format!("{field_name}.aborted"), &e))?;
+    Ok(signal)
 }
 
 impl ClientOptions {
@@ -78,11 +92,12 @@ impl ClientOptions {
             on_attempt: None,
             on_escalation: None,
             store: None,
+            secrets: Secrets::default(),
         };
         for key in object_fields(options)? {
-            let value = field(options, &key);
+            let value = field(options, &key)?;
             match key.as_str() {
-                "policy" => parsed.policy = Policy::from_options(&loose(&value))?,
+                "policy" => parsed.policy = Policy::from_options(&loose(&value, "policy")?)?,
                 "budget" if value.is_undefined() => {}
                 "budget" => {
                     parsed.budget = Some(
@@ -90,7 +105,7 @@ impl ClientOptions {
                             .ok_or_else(|| wrong_type("budget", "a Budget (new Budget())", &value))?,
                     )
                 }
-                "seed" => parsed.seed = seed(&loose(&value))?,
+                "seed" => parsed.seed = seed(&loose(&value, "seed")?)?,
                 "fetch" => {
                     if let Some(f) = function("fetch", &value)? {
                         parsed.fetcher = Fetcher::Given(f);
@@ -100,14 +115,19 @@ impl ClientOptions {
                 "onEscalation" => parsed.on_escalation = function("onEscalation", &value)?,
                 "store" if value.is_undefined() || value.is_null() => {}
                 "store" => parsed.store = Some(Store::from_js(&value)?),
+                "redact" if value.is_undefined() || value.is_null() => {}
+                "redact" => parsed.secrets = Secrets::from_js(&value)?,
                 _ => return Err(InvalidOption::new(&key, Problem::UnknownField)),
             }
         }
-        if matches!(parsed.fetcher, Fetcher::Global) && !field(&js_sys::global(), "fetch").is_function() {
-            return Err(InvalidOption::new(
-                "fetch",
-                Problem::WrongType { expected: "a function (there is no global fetch)", found: "undefined" },
-            ));
+        if matches!(parsed.fetcher, Fetcher::Global) {
+            let global_fetch = guard::get(&js_sys::global(), "fetch").map_err(|e| unreadable("fetch", &e))?;
+            if !global_fetch.is_function() {
+                return Err(InvalidOption::new(
+                    "fetch",
+                    Problem::WrongType { expected: "a function (there is no global fetch)", found: "undefined" },
+                ));
+            }
         }
         Ok(parsed)
     }
@@ -137,11 +157,15 @@ impl CallOptions {
         };
         let mut deadline = None;
         for key in object_fields(options)? {
-            let value = field(options, &key);
-            let given = loose(&value);
-            if given == Loose::Absent {
+            let value = field(options, &key)?;
+            if value.is_undefined() || value.is_null() {
                 continue;
             }
+            if key == "signal" {
+                call.signal = Some(signal("signal", value)?);
+                continue;
+            }
+            let given = loose(&value, &key)?;
             match key.as_str() {
                 "policy" => call.policy = policy.with_options(&given)?,
                 "operation" => call.operation = Some(operation(&given)?),
@@ -150,37 +174,20 @@ impl CallOptions {
                 "scope" => call.scope = Some(name("scope", &given)?),
                 "weight" => call.weight = whole("weight", &given, 1, MAX_WEIGHT)? as u32,
                 "deadlineMs" => deadline = Some(millis("deadlineMs", &given)?),
-                "signal" => {
-                    let signal =
-                        value.dyn_into::<AbortSignal>().map_err(|v| wrong_type("signal", "an AbortSignal", &v))?;
-                    call.signal = Some(signal);
-                }
                 _ => return Err(InvalidOption::new(&key, Problem::UnknownField)),
             }
         }
         if let Some(ms) = deadline {
-            // The call's deadline replaces the policy's, under the same checks.
-            let only_deadline = Loose::Map(vec![("deadlineMs".to_owned(), Loose::Number(ms as f64))]);
-            call.policy = call.policy.with_options(&only_deadline).map_err(|e| match e.problem {
-                Problem::LongerThanDeadline => {
-                    InvalidOption::new("deadlineMs", Problem::TooSmall { min: call.policy.attempt_timeout_ms() })
-                }
-                _ => e,
-            })?;
+            // The call's deadline replaces the policy's; a longer attempt timeout is cut to it.
+            call.policy = call.policy.with_call_deadline("deadlineMs", ms)?;
         }
         Ok(call)
     }
 }
 
 fn operation(value: &Loose) -> Result<OperationKind, InvalidOption> {
-    let unknown =
-        || InvalidOption::new("operation", Problem::UnknownName { allowed: "\"read\", \"idempotent\", \"order\"" });
-    match crate::input::text("operation", value)? {
-        "read" => Ok(OperationKind::Read),
-        "idempotent" => Ok(OperationKind::Idempotent),
-        "order" => Ok(OperationKind::Order),
-        _ => Err(unknown()),
-    }
+    OperationKind::from_name(crate::input::text("operation", value)?)
+        .ok_or_else(|| InvalidOption::new("operation", Problem::UnknownName { allowed: OperationKind::NAMES }))
 }
 
 fn priority(value: &Loose) -> Result<Priority, InvalidOption> {

@@ -6,14 +6,10 @@
 
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{AbortSignal, Request, RequestInit};
 
-use super::abort::AbortWatch;
-use super::latch::Latch;
-use super::timer::Timeout;
-use super::value::construct;
-use crate::reason::Reason;
+use super::guard;
+use super::race::{Cut, Ended, Race};
 
 pub struct RequestTemplate {
     template: Request,
@@ -24,8 +20,8 @@ pub struct RequestTemplate {
 
 /// Why the body could not be buffered.
 pub enum Unread {
-    /// The operation stops with this reason (`aborted`, `deadline`).
-    Stop(Reason),
+    /// The race was cut: the operation stops (`aborted`, `deadline`).
+    Cut(Cut),
     /// Reading the body failed: rejected with the platform's own error, as `fetch` would.
     Failed(JsValue),
 }
@@ -33,7 +29,9 @@ pub enum Unread {
 impl RequestTemplate {
     /// `new Request(input, init)`; throws as `fetch` itself would (e.g. a `TypeError` for a bad URL).
     pub fn new(input: &JsValue, init: &JsValue) -> Result<RequestTemplate, JsValue> {
-        let template: Request = construct("Request", &[input, init])?.dyn_into()?;
+        let template: Request = guard::construct("Request", &[input, init])?
+            .dyn_into()
+            .map_err(|_| js_sys::TypeError::new("the global Request did not make a Request"))?;
         Ok(RequestTemplate { method: template.method(), url: template.url(), template, body: None })
     }
 
@@ -42,26 +40,20 @@ impl RequestTemplate {
         self.template.signal()
     }
 
-    /// Reads the body once, unless the caller aborts or `within_ms` passes first (a stream
-    /// that never ends must not hold the operation past its deadline).
-    pub async fn buffer(&mut self, abort: &AbortWatch, within_ms: u64) -> Result<(), Unread> {
+    /// Reads the body once, unless the race is cut first (a stream that never ends must not
+    /// hold the operation past its deadline).
+    pub async fn buffer(&mut self, race: &Race) -> Result<(), Unread> {
         if self.template.body().is_none() {
             return Ok(());
         }
-        if abort.is_aborted() {
-            return Err(Unread::Stop(Reason::Aborted));
+        match race.wait_call(self.template.array_buffer().map(JsValue::from)).await {
+            Ended::Settled(Ok(bytes)) => {
+                self.body = Some(Uint8Array::new(&bytes));
+                Ok(())
+            }
+            Ended::Settled(Err(error)) => Err(Unread::Failed(error)),
+            Ended::Cut(cut) => Err(Unread::Cut(cut)),
         }
-        let promise = self.template.array_buffer().map_err(Unread::Failed)?;
-        let read: Latch<Result<JsValue, Unread>> = Latch::new();
-        let on_read = read.clone();
-        spawn_local(async move { on_read.set(JsFuture::from(promise).await.map_err(Unread::Failed)) });
-        let on_timer = read.clone();
-        let _timer = Timeout::after(within_ms, move || on_timer.set(Err(Unread::Stop(Reason::Deadline))));
-        let on_abort = read.clone();
-        let _listener = abort.on_abort(move || on_abort.set(Err(Unread::Stop(Reason::Aborted))));
-        let bytes = read.await?;
-        self.body = Some(Uint8Array::new(&bytes));
-        Ok(())
     }
 
     /// A fresh request for one attempt.

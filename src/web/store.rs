@@ -4,27 +4,69 @@
 //! delete }` (Durable Object storage, KV), and Web Storage (`localStorage`:
 //! `getItem`/`setItem`/`removeItem`). Values are JSON text, which every one of them
 //! can hold. Without a store, a client keeps state in memory.
+//!
+//! Every call races the operation's deadline (and, where the caller may still give up, its
+//! abort): a store that never settles is bounded like a fetch.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use js_sys::{Function, Promise, JSON};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
+use super::guard;
+use super::race::{Cut, Ended, Race};
 use super::value::field;
 use crate::input::{InvalidOption, Problem};
+use crate::record::Pending;
 
 /// Every key is stored under this prefix, so a shared `localStorage` stays readable.
 const PREFIX: &str = "retryline:";
 
 pub enum Store {
     Memory(RefCell<BTreeMap<String, String>>),
-    Methods { target: JsValue, get: Function, set: Function, delete: Function },
+    Methods { target: JsValue, get: JsValue, set: JsValue, delete: JsValue },
 }
 
-fn method(target: &JsValue, names: &[&str]) -> Option<Function> {
-    names.iter().find_map(|name| field(target, name).dyn_into::<Function>().ok())
+/// Why a store call gave no answer.
+pub enum Fault {
+    /// It threw, rejected, or returned what cannot be read; `detail` says so.
+    Failed { pending: Pending, detail: String },
+    /// The race was cut while it was pending.
+    Cut { pending: Pending, cut: Cut },
+}
+
+impl Fault {
+    /// What went wrong, as a record and a message say it.
+    pub fn describe(self) -> String {
+        match self {
+            Fault::Failed { detail, .. } => detail,
+            Fault::Cut { pending, .. } => format!("{} was still pending at the deadline", pending_name(pending)),
+        }
+    }
+}
+
+/// How a pending step reads in a message.
+pub fn pending_name(pending: Pending) -> &'static str {
+    match pending {
+        Pending::Response => "the response",
+        Pending::Body => "the response body",
+        Pending::RequestBody => "the request body",
+        Pending::Query => "the status query",
+        Pending::Lease => "another owner's lease",
+        Pending::StoreGet => "the store's get",
+        Pending::StoreSet => "the store's set",
+        Pending::StoreDelete => "the store's delete",
+    }
+}
+
+fn method(target: &JsValue, names: &[&str]) -> Result<Option<JsValue>, InvalidOption> {
+    for name in names {
+        let value = field(target, name).map_err(|e| e.within("store"))?;
+        if value.is_function() {
+            return Ok(Some(value));
+        }
+    }
+    Ok(None)
 }
 
 impl Store {
@@ -35,9 +77,9 @@ impl Store {
     /// A store from `options.store`; names what is missing otherwise.
     pub fn from_js(target: &JsValue) -> Result<Store, InvalidOption> {
         let found = (
-            method(target, &["get", "getItem"]),
-            method(target, &["set", "put", "setItem"]),
-            method(target, &["delete", "removeItem"]),
+            method(target, &["get", "getItem"])?,
+            method(target, &["set", "put", "setItem"])?,
+            method(target, &["delete", "removeItem"])?,
         );
         match found {
             (Some(get), Some(set), Some(delete)) => Ok(Store::Methods { target: target.clone(), get, set, delete }),
@@ -45,48 +87,59 @@ impl Store {
                 "store",
                 Problem::WrongType {
                     expected: "an object with get/set/delete (or put, or getItem/setItem/removeItem)",
-                    found: super::value::loose(target).kind(),
+                    found: super::value::kind(target),
                 },
             )),
         }
     }
 
     /// The saved value (parsed JSON) under `key`, if any.
-    pub async fn get(&self, key: &str) -> Result<Option<JsValue>, JsValue> {
+    pub async fn get(&self, key: &str, race: &Race) -> Result<Option<JsValue>, Fault> {
+        let pending = Pending::StoreGet;
         let stored = match self {
-            Store::Memory(map) => return map.borrow().get(key).map(|text| JSON::parse(text)).transpose(),
-            Store::Methods { target, get, .. } => settle(get.call1(target, &stored_key(key))?).await?,
+            Store::Memory(map) => match map.borrow().get(key) {
+                Some(text) => JsValue::from_str(text),
+                None => return Ok(None),
+            },
+            Store::Methods { target, get, .. } => {
+                settle(race, guard::call(get, target, &[&stored_key(key)]), pending).await?
+            }
         };
         if stored.is_undefined() || stored.is_null() {
             return Ok(None);
         }
         // Stores that keep what they were given return the text; others may hand back an object.
         match stored.as_string() {
-            Some(text) => JSON::parse(&text).map(Some),
+            Some(text) => guard::parse_json(&text).map(Some).map_err(|e| Fault::Failed {
+                pending,
+                detail: format!("the stored state of key \"{key}\" is not JSON ({})", guard::describe(&e)),
+            }),
             None => Ok(Some(stored)),
         }
     }
 
-    pub async fn set(&self, key: &str, value: &JsValue) -> Result<(), JsValue> {
-        let text: String = JSON::stringify(value)?.into();
+    pub async fn set(&self, key: &str, value: &JsValue, race: &Race) -> Result<(), Fault> {
+        let pending = Pending::StoreSet;
+        let text = guard::to_json(value).map_err(|e| failed(pending, &e))?;
         match self {
             Store::Memory(map) => {
                 map.borrow_mut().insert(key.to_owned(), text);
             }
             Store::Methods { target, set, .. } => {
-                settle(set.call2(target, &stored_key(key), &JsValue::from_str(&text))?).await?;
+                let called = guard::call(set, target, &[&stored_key(key), &JsValue::from_str(&text)]);
+                settle(race, called, pending).await?;
             }
         }
         Ok(())
     }
 
-    pub async fn delete(&self, key: &str) -> Result<(), JsValue> {
+    pub async fn delete(&self, key: &str, race: &Race) -> Result<(), Fault> {
         match self {
             Store::Memory(map) => {
                 map.borrow_mut().remove(key);
             }
             Store::Methods { target, delete, .. } => {
-                settle(delete.call1(target, &stored_key(key))?).await?;
+                settle(race, guard::call(delete, target, &[&stored_key(key)]), Pending::StoreDelete).await?;
             }
         }
         Ok(())
@@ -97,7 +150,20 @@ fn stored_key(key: &str) -> JsValue {
     JsValue::from_str(&format!("{PREFIX}{key}"))
 }
 
-/// A value, or what a promise resolves to.
-async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
-    JsFuture::from(Promise::resolve(&value)).await
+fn failed(pending: Pending, thrown: &JsValue) -> Fault {
+    let call = match pending {
+        Pending::StoreGet => "get",
+        Pending::StoreDelete => "delete",
+        _ => "set",
+    };
+    Fault::Failed { pending, detail: format!("store.{call} failed: {}", guard::describe(thrown)) }
+}
+
+/// A store call's answer, or what it threw, within the race.
+async fn settle(race: &Race, called: Result<JsValue, JsValue>, pending: Pending) -> Result<JsValue, Fault> {
+    match race.wait_call(called).await {
+        Ended::Settled(Ok(value)) => Ok(value),
+        Ended::Settled(Err(thrown)) => Err(failed(pending, &thrown)),
+        Ended::Cut(cut) => Err(Fault::Cut { pending, cut }),
+    }
 }

@@ -10,21 +10,23 @@ use crate::backoff::MAX_TIMER_MS;
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(handler: &Function, ms: f64) -> JsValue;
-    #[wasm_bindgen(js_name = clearTimeout)]
-    fn clear_timeout(id: &JsValue);
+    // Caught: fake-timer libraries replace these, and a replacement may throw.
+    #[wasm_bindgen(catch, js_name = setTimeout)]
+    fn set_timeout(handler: &Function, ms: f64) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue) -> Result<(), JsValue>;
 }
 
 /// A pending `setTimeout` callback.
 #[must_use = "timeouts cancel on drop; hold on to it"]
 pub struct Timeout {
     id: JsValue,
-    _callback: Closure<dyn FnMut()>,
+    _callback: Option<Closure<dyn FnMut()>>,
 }
 
 impl Timeout {
     /// Calls `f` once after `ms` milliseconds (at most 2^31 − 1; longer would fire at once).
+    /// If no timer can be set, `f` runs at once: a wait we cannot bound is not waited.
     pub fn after(ms: u64, f: impl FnOnce() + 'static) -> Timeout {
         let mut f = Some(f);
         let callback = Closure::<dyn FnMut()>::new(move || {
@@ -32,14 +34,22 @@ impl Timeout {
                 f();
             }
         });
-        let id = set_timeout(callback.as_ref().unchecked_ref(), ms.min(MAX_TIMER_MS) as f64);
-        Timeout { id, _callback: callback }
+        match set_timeout(callback.as_ref().unchecked_ref(), ms.min(MAX_TIMER_MS) as f64) {
+            Ok(id) => Timeout { id, _callback: Some(callback) },
+            Err(_) => {
+                let handler: &Function = callback.as_ref().unchecked_ref();
+                let _ = handler.call0(&JsValue::UNDEFINED);
+                Timeout { id: JsValue::UNDEFINED, _callback: None }
+            }
+        }
     }
 }
 
 impl Drop for Timeout {
     fn drop(&mut self) {
-        clear_timeout(&self.id);
+        if !self.id.is_undefined() {
+            let _ = clear_timeout(&self.id);
+        }
     }
 }
 

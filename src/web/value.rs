@@ -1,80 +1,99 @@
-//! JavaScript values into [`Loose`], walking them with `js-sys` rather than serde, so
-//! functions, symbols and cycles are named in errors instead of failing the deserializer.
+//! JavaScript values into [`Loose`], walking them through [`guard`] rather than serde, so
+//! functions, symbols and cycles are named in errors, and a getter or `Proxy` trap that
+//! throws becomes an error that names the field it was reading.
 
-use js_sys::{Array, Object};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
-use crate::input::Loose;
+use super::guard;
+use crate::input::{InvalidOption, Loose, Problem};
 
 /// Deeper than any option object; stops a cyclic object from exhausting the stack.
 const MAX_DEPTH: u32 = 32;
 
-pub fn loose(value: &JsValue) -> Loose {
-    convert(value, 0)
+/// Longer lists than any option holds; stops a `length` of 2^32 from taking forever.
+const MAX_ITEMS: u32 = 100_000;
+
+/// The value as plain data; `what` names it in errors (e.g. `policy`).
+pub fn loose(value: &JsValue, what: &str) -> Result<Loose, InvalidOption> {
+    convert(value, 0).map_err(|e| e.within(what))
 }
 
-fn convert(value: &JsValue, depth: u32) -> Loose {
+/// What kind of value this is, in JavaScript's words, without touching its properties.
+pub fn kind(value: &JsValue) -> &'static str {
+    if value.is_undefined() {
+        "undefined"
+    } else if value.is_null() {
+        "null"
+    } else if value.as_bool().is_some() {
+        "a boolean"
+    } else if value.as_f64().is_some() {
+        "a number"
+    } else if value.is_string() {
+        "a string"
+    } else if value.is_function() {
+        "a function"
+    } else if value.is_symbol() {
+        "a symbol"
+    } else if value.is_bigint() {
+        "a BigInt"
+    } else {
+        "an object"
+    }
+}
+
+/// A failed read of `field`: what the getter or trap threw, in a `TypeError`.
+pub fn unreadable(field: &str, thrown: &JsValue) -> InvalidOption {
+    InvalidOption::new(field, Problem::Unreadable { detail: guard::describe(thrown) })
+}
+
+fn convert(value: &JsValue, depth: u32) -> Result<Loose, InvalidOption> {
     if value.is_undefined() || value.is_null() {
-        return Loose::Absent;
+        return Ok(Loose::Absent);
     }
     if let Some(b) = value.as_bool() {
-        return Loose::Bool(b);
+        return Ok(Loose::Bool(b));
     }
     if let Some(x) = value.as_f64() {
-        return Loose::Number(x);
+        return Ok(Loose::Number(x));
     }
     if let Some(s) = value.as_string() {
-        return Loose::Text(s);
+        return Ok(Loose::Text(s));
     }
-    if value.is_function() {
-        return Loose::Other("a function");
-    }
-    if value.is_symbol() {
-        return Loose::Other("a symbol");
-    }
-    if value.is_bigint() {
-        return Loose::Other("a BigInt");
+    if !value.is_object() {
+        return Ok(Loose::Other(kind(value)));
     }
     if depth >= MAX_DEPTH {
-        return Loose::Other("an object nested too deeply (a cycle?)");
+        return Ok(Loose::Other("an object nested too deeply (a cycle?)"));
     }
-    if Array::is_array(value) {
-        let items: &Array = value.unchecked_ref();
-        return Loose::List(items.iter().map(|item| convert(&item, depth + 1)).collect());
+    if guard::is_array(value).map_err(|e| unreadable("", &e))? {
+        let length = guard::get(value, "length").map_err(|e| unreadable("length", &e))?.as_f64().unwrap_or(0.0);
+        if !(0.0..=f64::from(MAX_ITEMS)).contains(&length) {
+            return Ok(Loose::Other("an array too long to be an option"));
+        }
+        let mut items = Vec::with_capacity(length as usize);
+        for i in 0..length as u32 {
+            let at = format!("[{i}]");
+            let item = guard::item(value, i).map_err(|e| unreadable(&at, &e))?;
+            items.push(convert(&item, depth + 1).map_err(|e| e.within(&at))?);
+        }
+        return Ok(Loose::List(items));
     }
-    let Some(object) = value.dyn_ref::<Object>() else {
-        return Loose::Other("an unsupported value");
-    };
-    let entries = Object::entries(object)
-        .iter()
-        .filter_map(|pair| {
-            let pair: Array = pair.unchecked_into();
-            Some((pair.get(0).as_string()?, convert(&pair.get(1), depth + 1)))
-        })
-        .collect();
-    Loose::Map(entries)
+    let keys = guard::keys(value).map_err(|e| unreadable("", &e))?;
+    let mut entries = Vec::with_capacity(keys.len());
+    for key in keys {
+        let item = guard::get(value, &key).map_err(|e| unreadable(&key, &e))?;
+        let converted = convert(&item, depth + 1).map_err(|e| e.within(&key))?;
+        entries.push((key, converted));
+    }
+    Ok(Loose::Map(entries))
 }
 
-/// A property of an object (`undefined` when `object` is not one).
-pub fn field(object: &JsValue, name: &str) -> JsValue {
-    if !object.is_object() && !object.is_function() {
-        return JsValue::UNDEFINED;
-    }
-    js_sys::Reflect::get(object, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+/// A property of an options object, its getter's throw named as an error of `field`.
+pub fn field(object: &JsValue, field: &str) -> Result<JsValue, InvalidOption> {
+    guard::get(object, field).map_err(|e| unreadable(field, &e))
 }
 
 /// The own enumerable keys of an options object.
-pub fn keys(object: &JsValue) -> Vec<String> {
-    match object.dyn_ref::<Object>() {
-        Some(o) => Object::keys(o).iter().filter_map(|k| k.as_string()).collect(),
-        None => Vec::new(),
-    }
-}
-
-/// `new globalThis[class](...args)`, as JavaScript would call it; throws what the constructor throws.
-pub fn construct(class: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
-    let constructor: js_sys::Function =
-        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str(class))?.dyn_into()?;
-    let list: Array = args.iter().copied().collect();
-    js_sys::Reflect::construct(&constructor, &list)
+pub fn keys(object: &JsValue) -> Result<Vec<String>, InvalidOption> {
+    guard::keys(object).map_err(|e| unreadable("", &e))
 }

@@ -1,0 +1,132 @@
+//! A response as the caller's `fetch` gave it — a platform `Response`, a subclass, another
+//! library's or realm's (undici's) — read through [`guard`] and checked before the core
+//! sees it. A status outside 200–599, a throwing getter or a body that is no bytes makes
+//! the attempt a failed one, with the reason in its record.
+
+use js_sys::Object;
+use wasm_bindgen::prelude::*;
+
+use super::guard;
+use super::value::kind;
+
+/// What the core needs of a response's head.
+pub struct Head {
+    pub status: u16,
+    pub status_text: String,
+    pub retry_after: Option<String>,
+    pub date: Option<String>,
+    pub used_weight: Option<u64>,
+    headers: JsValue,
+    url: Option<String>,
+    redirected: bool,
+}
+
+/// Reads the head of what `fetch` resolved with; `Err` says why it is unusable.
+pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, String> {
+    if !value.is_object() {
+        return Err(format!("fetch resolved with {}, not a Response", kind(value)));
+    }
+    let read = |name: &str| {
+        guard::get(value, name).map_err(|e| format!("reading the response's {name} threw {}", guard::describe(&e)))
+    };
+    let status = status(&read("status")?)?;
+    let headers = read("headers")?;
+    let header = |name: &str| -> Result<Option<String>, String> {
+        if headers.is_undefined() || headers.is_null() {
+            return Ok(None);
+        }
+        let value = guard::invoke(&headers, "get", &[&JsValue::from_str(name)])
+            .map_err(|e| format!("reading the response's {name} header threw {}", guard::describe(&e)))?;
+        Ok(value.as_string())
+    };
+    let used_weight = match used_weight_header {
+        Some(name) => header(name)?.and_then(|v| v.trim_matches([' ', '\t']).parse::<u64>().ok()),
+        None => None,
+    };
+    Ok(Head {
+        status,
+        retry_after: header("retry-after")?,
+        date: header("date")?,
+        used_weight,
+        status_text: read("statusText")?.as_string().unwrap_or_default(),
+        url: read("url")?.as_string().filter(|u| !u.is_empty()),
+        redirected: read("redirected")?.as_bool().unwrap_or(false),
+        headers,
+    })
+}
+
+/// The statuses a `Response` can carry; 0 (an opaque response) tells nothing of the outcome.
+fn status(value: &JsValue) -> Result<u16, String> {
+    match value.as_f64() {
+        Some(x) if x.fract() == 0.0 && (200.0..=599.0).contains(&x) => Ok(x as u16),
+        Some(0.0) => Err("an opaque response (status 0) tells nothing of the outcome".to_owned()),
+        Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => Err(format!("status {} is not an HTTP status", x as i64)),
+        Some(_) => Err("the response's status is not a whole number".to_owned()),
+        None => Err(format!("the response's status is {}, not a number", kind(value))),
+    }
+}
+
+/// Starts reading the body: what `arrayBuffer()` returned (a promise, usually), or why not.
+pub fn read_body(value: &JsValue) -> Result<JsValue, String> {
+    guard::invoke(value, "arrayBuffer", &[])
+        .map_err(|e| format!("reading the response body threw {}", guard::describe(&e)))
+}
+
+/// A response received, buffered, and rebuilt as a platform `Response` of this realm.
+pub struct Received {
+    /// The rebuilt response; `None` if this platform would not build it.
+    rebuilt: Option<JsValue>,
+    /// What the caller's fetch gave, for a success that could not be rebuilt.
+    original: JsValue,
+    url: Option<String>,
+    redirected: bool,
+}
+
+impl Received {
+    pub fn new(original: JsValue, head: Head, body: &JsValue) -> Received {
+        let rebuilt = rebuild(&head, body, true).or_else(|_| rebuild(&head, body, false)).ok();
+        Received { rebuilt, original, url: head.url, redirected: head.redirected }
+    }
+
+    /// The response a caller receives on success: the provider's, with its real URL.
+    pub fn for_caller(self) -> JsValue {
+        match &self.rebuilt {
+            Some(response) => {
+                self.finish(response, self.url.as_deref());
+                response.clone()
+            }
+            None => self.original,
+        }
+    }
+
+    /// The response carried by an error: its URL redacted by `redact`.
+    pub fn for_error(self, redact: impl Fn(&str) -> String) -> JsValue {
+        match &self.rebuilt {
+            Some(response) => {
+                self.finish(response, self.url.as_deref().map(redact).as_deref());
+                response.clone()
+            }
+            // Never the original: its URL would carry what the records redact.
+            None => JsValue::UNDEFINED,
+        }
+    }
+
+    fn finish(&self, response: &JsValue, url: Option<&str>) {
+        if let Some(url) = url {
+            let _ = guard::define(response, "url", &JsValue::from_str(url));
+        }
+        let _ = guard::define(response, "redirected", &JsValue::from_bool(self.redirected));
+    }
+}
+
+fn rebuild(head: &Head, body: &JsValue, with_headers: bool) -> Result<JsValue, JsValue> {
+    // These statuses must not carry a body, not even an empty one.
+    let body = if matches!(head.status, 204 | 205 | 304) { JsValue::NULL } else { body.clone() };
+    let init = Object::new();
+    guard::reflect_set(&init, "status", &JsValue::from(head.status))?;
+    guard::reflect_set(&init, "statusText", &JsValue::from_str(&head.status_text))?;
+    if with_headers && !head.headers.is_undefined() && !head.headers.is_null() {
+        guard::reflect_set(&init, "headers", &head.headers)?;
+    }
+    guard::construct("Response", &[&body, &init])
+}
