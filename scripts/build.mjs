@@ -68,7 +68,13 @@ function build(staging) {
   const glue = readFileSync(gluePath, "utf8");
   const loader = "module_or_path = new URL('retryline_bg.wasm', import.meta.url);";
   if (!glue.includes(loader)) throw new Error("wasm-bindgen's default loader changed: update scripts/build.mjs");
-  writeFileSync(gluePath, glue.replace(loader, 'throw new Error("retryline: the package entry initialises the wasm module");'));
+  // The shell's JavaScript guard ships once, as js/guard.js, not as a hashed snippet copy.
+  const snippet = /from\s*(["'])\.\/snippets\/[^"']+\/js\/guard\.js\1/g;
+  if (!snippet.test(glue)) throw new Error("the glue no longer imports js/guard.js as a snippet: update scripts/build.mjs");
+  writeFileSync(gluePath, glue
+    .replace(loader, 'throw new Error("retryline: the package entry initialises the wasm module");')
+    .replace(snippet, 'from "../js/guard.js"'));
+  rmSync(`${root}/${staging}/snippets`, { recursive: true, force: true });
 
   // Browsers and bundlers get the bytes inline: one import, no init(), no asset URL to configure.
   const wasm = readFileSync(wasmPath);

@@ -118,8 +118,8 @@ pub(super) struct Call {
     last_response: Option<Received>,
     /// What the platform or the store threw last, as a redacted copy.
     last_cause: Option<JsValue>,
-    /// A store failure noted after the outcome was known.
-    store_note: Option<String>,
+    /// What the message adds: a store failure, or what was still pending when the call was cut.
+    note: Option<String>,
 }
 
 /// How a call settles when the shell gives up on a pending step.
@@ -183,7 +183,7 @@ impl Client {
             reported: 0,
             last_response: None,
             last_cause: None,
-            store_note: None,
+            note: None,
         })
     }
 
@@ -291,10 +291,17 @@ impl Client {
     fn interrupt(&self, call: &mut Call, why: Interrupted) -> Stop {
         let now = clock::now();
         let stop = call.op.cancel(now, why.reason, Some(why.pending), &mut self.budget.borrow_mut());
-        if let Some(detail) = why.detail {
-            let detail = self.secrets.text(&detail);
-            call.op.note_store_failure(detail.clone());
-            call.last_cause = Some(cause("StoreError", &detail));
+        match why.detail {
+            Some(detail) => {
+                let detail = self.secrets.text(&detail);
+                call.op.note_store_failure(detail.clone());
+                call.last_cause = Some(cause("Error", &detail));
+                call.note = Some(detail);
+            }
+            None if why.reason == Reason::Deadline => {
+                call.note = Some(format!("{} was still pending at the deadline", pending_name(why.pending)))
+            }
+            None => {}
         }
         stop
     }
@@ -353,7 +360,7 @@ impl Client {
                 let note = self.secrets.text(&fault.describe());
                 call.op.note_store_failure(note.clone());
                 if stop.reason != Reason::Success {
-                    call.store_note = Some(format!("its state was not saved: {note}"));
+                    call.note = Some(format!("its state was not saved: {note}"));
                 }
             }
         }
@@ -368,14 +375,12 @@ impl Client {
             return Ok(response.map(Received::for_caller).unwrap_or(JsValue::UNDEFINED));
         }
         let response = response.map(|r| r.for_error(|url| self.secrets.url(url))).unwrap_or(JsValue::UNDEFINED);
-        let pending_note = call
-            .op
-            .records()
-            .last()
-            .and_then(|r| r.pending)
-            .filter(|_| stop.reason != Reason::Aborted)
-            .map(|p| format!("{} was still pending", pending_name(p)));
-        let note = call.store_note.take().or(pending_note);
+        // An attempt cut by its timeout says what had not come.
+        let cut_short = || {
+            let pending = call.op.records().iter().rev().find(|r| r.is_sent())?.pending?;
+            Some(format!("{} was still pending when the last attempt timed out", pending_name(pending)))
+        };
+        let note = call.note.take().or_else(cut_short);
         Err(self.error(Failure {
             stop,
             method: &call.template.method,

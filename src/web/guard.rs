@@ -5,35 +5,62 @@
 //! `Response` subclass can throw from almost any property read or call, so user values are
 //! touched only through these functions: a throw comes back as an `Err`, never as an unwind.
 
-use js_sys::{Array, Function, Object};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
+
+// js/guard.js never throws: a throw comes back as its FAILED value (see there why not `catch`).
+#[wasm_bindgen(module = "/js/guard.js")]
+extern "C" {
+    fn failed() -> JsValue;
+    fn taken() -> JsValue;
+    #[wasm_bindgen(js_name = get)]
+    fn js_get(target: &JsValue, key: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = call)]
+    fn call0(f: &JsValue, this: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = call)]
+    fn call1(f: &JsValue, this: &JsValue, a: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = call)]
+    fn call2(f: &JsValue, this: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = construct)]
+    fn construct1(class: &JsValue, a: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = construct)]
+    fn construct2(class: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = keys)]
+    fn js_keys(target: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = isArray)]
+    fn js_is_array(value: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = prototypeOf)]
+    fn js_prototype_of(value: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = ownDescriptor)]
+    fn own_descriptor(target: &JsValue, key: &str, field: &str) -> JsValue;
+    #[wasm_bindgen(js_name = define)]
+    fn js_define(target: &JsValue, key: &str, value: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = parseJson)]
+    fn js_parse_json(text: &str) -> JsValue;
+    #[wasm_bindgen(js_name = toJson)]
+    fn js_to_json(value: &JsValue) -> JsValue;
+}
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(catch, js_namespace = Reflect, js_name = get)]
-    fn reflect_get(target: &JsValue, key: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Reflect, js_name = getPrototypeOf)]
-    fn reflect_prototype_of(target: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Reflect, js_name = getOwnPropertyDescriptor)]
-    fn reflect_own_descriptor(target: &JsValue, key: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Reflect, js_name = apply)]
-    fn reflect_apply(f: &JsValue, this: &JsValue, args: &Array) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Reflect, js_name = construct)]
-    fn reflect_construct(class: &JsValue, args: &Array) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
-    fn object_keys(target: &JsValue) -> Result<Array, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = defineProperty)]
-    fn object_define_property(target: &JsValue, key: &JsValue, descriptor: &Object) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
-    fn array_is_array(value: &JsValue) -> Result<bool, JsValue>;
+    // Primitive results: a throw here cannot leak a slot, so `catch` is safe.
     #[wasm_bindgen(catch, js_namespace = ArrayBuffer, js_name = isView)]
     fn array_buffer_is_view(value: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(catch, js_namespace = Date, js_name = now)]
     fn date_now() -> Result<f64, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
-    fn json_parse(text: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = JSON, js_name = stringify)]
-    fn json_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+thread_local! {
+    static FAILED: JsValue = failed();
+}
+
+/// What a guarded call returned, or what it threw.
+fn checked(value: JsValue) -> Result<JsValue, JsValue> {
+    if FAILED.with(|f| *f == value) {
+        Err(taken())
+    } else {
+        Ok(value)
+    }
 }
 
 /// `target[name]`; `undefined` for values that are not objects.
@@ -41,21 +68,22 @@ pub fn get(target: &JsValue, name: &str) -> Result<JsValue, JsValue> {
     if !target.is_object() && !target.is_function() {
         return Ok(JsValue::UNDEFINED);
     }
-    reflect_get(target, &JsValue::from_str(name))
+    checked(js_get(target, &JsValue::from_str(name)))
 }
 
 /// `target[index]` of an array-like.
 pub fn item(target: &JsValue, index: u32) -> Result<JsValue, JsValue> {
-    reflect_get(target, &JsValue::from(index))
+    checked(js_get(target, &JsValue::from(index)))
 }
 
 /// The own enumerable string keys of an object.
 pub fn keys(target: &JsValue) -> Result<Vec<String>, JsValue> {
-    Ok(object_keys(target)?.iter().filter_map(|k| k.as_string()).collect())
+    let keys: js_sys::Array = checked(js_keys(target))?.unchecked_into();
+    Ok(keys.iter().filter_map(|k| k.as_string()).collect())
 }
 
 pub fn is_array(value: &JsValue) -> Result<bool, JsValue> {
-    array_is_array(value)
+    checked(js_is_array(value)).map(|v| v.is_truthy())
 }
 
 /// An `ArrayBuffer` or a view of one (what a body read may resolve with).
@@ -64,25 +92,26 @@ pub fn is_bytes(value: &JsValue) -> bool {
 }
 
 pub fn prototype_of(value: &JsValue) -> Result<JsValue, JsValue> {
-    reflect_prototype_of(value)
+    checked(js_prototype_of(value))
 }
 
 /// The value of an own data property, without running a getter.
 pub fn own_value(target: &JsValue, name: &str) -> Option<JsValue> {
-    let descriptor = reflect_own_descriptor(target, &JsValue::from_str(name)).ok()?;
-    // The descriptor is a plain object the engine made: reading it runs no user code.
-    reflect_get(&descriptor, &JsValue::from_str("value")).ok().filter(|v| !v.is_undefined())
+    checked(own_descriptor(target, name, "value")).ok().filter(|v| !v.is_undefined())
 }
 
 /// The getter of an own accessor property.
 pub fn own_getter(target: &JsValue, name: &str) -> Option<Function> {
-    let descriptor = reflect_own_descriptor(target, &JsValue::from_str(name)).ok()?;
-    reflect_get(&descriptor, &JsValue::from_str("get")).ok()?.dyn_into().ok()
+    checked(own_descriptor(target, name, "get")).ok()?.dyn_into().ok()
 }
 
-/// `f.apply(this, args)`.
+/// `f.call(this, ...args)` for up to two arguments.
 pub fn call(f: &JsValue, this: &JsValue, args: &[&JsValue]) -> Result<JsValue, JsValue> {
-    reflect_apply(f, this, &args.iter().copied().collect())
+    checked(match args {
+        [] => call0(f, this),
+        [a] => call1(f, this, a),
+        [a, b, ..] => call2(f, this, a, b),
+    })
 }
 
 /// `target[name](...args)`, with `target` as `this`; an error if it is no function.
@@ -94,18 +123,19 @@ pub fn invoke(target: &JsValue, name: &str, args: &[&JsValue]) -> Result<JsValue
     call(&f, target, args)
 }
 
-/// `new globalThis[class](...args)`; throws what the constructor throws.
+/// `new globalThis[class](a[, b])`; throws what the constructor throws.
 pub fn construct(class: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
-    let constructor = reflect_get(&js_sys::global(), &JsValue::from_str(class))?;
-    reflect_construct(&constructor, &args.iter().copied().collect())
+    let constructor = get(&js_sys::global(), class)?;
+    checked(match args {
+        [a] => construct1(&constructor, a),
+        [a, b, ..] => construct2(&constructor, a, b),
+        [] => construct1(&constructor, &JsValue::UNDEFINED),
+    })
 }
 
 /// Defines a read-only own property (e.g. `url` on a `Response` we built).
 pub fn define(target: &JsValue, name: &str, value: &JsValue) -> Result<(), JsValue> {
-    let descriptor = Object::new();
-    reflect_set(&descriptor, "value", value)?;
-    reflect_set(&descriptor, "enumerable", &JsValue::TRUE)?;
-    object_define_property(target, &JsValue::from_str(name), &descriptor).map(|_| ())
+    checked(js_define(target, name, value)).map(|_| ())
 }
 
 /// `target[name] = value` on an object we made.
@@ -118,11 +148,11 @@ pub fn wall_clock() -> Option<f64> {
 }
 
 pub fn parse_json(text: &str) -> Result<JsValue, JsValue> {
-    json_parse(text)
+    checked(js_parse_json(text))
 }
 
 pub fn to_json(value: &JsValue) -> Result<String, JsValue> {
-    json_stringify(value)?.as_string().ok_or_else(|| js_sys::TypeError::new("not serializable to JSON").into())
+    checked(js_to_json(value))?.as_string().ok_or_else(|| js_sys::TypeError::new("not serializable to JSON").into())
 }
 
 /// The longest text taken from a thrown value: enough for any platform message.

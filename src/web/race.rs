@@ -2,7 +2,7 @@
 //! own terms: an attempt timeout, the operation's deadline and the caller's abort are timers
 //! and listeners of ours that win the race whether or not the platform honours its signal.
 //!
-//! Settled values come back through callbacks that JavaScript owns (`Closure::once_into_js`):
+//! Settled values come back through callbacks that JavaScript owns (`Closure::into_js_value`):
 //! a promise that never settles holds nothing of ours once JavaScript collects it.
 
 use js_sys::Promise;
@@ -91,6 +91,13 @@ impl Race {
     }
 }
 
+/// A callback for JavaScript to own: the one of a pair that is never called is freed when
+/// JavaScript collects it (`once_into_js` would leak it for good).
+fn settler(ended: &Latch<Ended>, outcome: fn(JsValue) -> Result<JsValue, JsValue>) -> JsValue {
+    let ended = ended.clone();
+    Closure::<dyn FnMut(JsValue)>::new(move |v: JsValue| ended.set(Ended::Settled(outcome(v)))).into_js_value()
+}
+
 /// Handles whatever `value` settles to, keeping nothing: a rejection the caller left
 /// unhandled (an async callback's) is not reported as ours.
 pub fn swallow(value: &JsValue) {
@@ -107,9 +114,8 @@ fn follow(value: &JsValue, ended: &Latch<Ended>) {
     let ours = Promise::new(&mut |resolve, _reject| {
         let _ = resolve.call1(&JsValue::UNDEFINED, value);
     });
-    let (fulfilled, rejected) = (ended.clone(), ended.clone());
-    let on_fulfilled = Closure::once_into_js(move |v: JsValue| fulfilled.set(Ended::Settled(Ok(v))));
-    let on_rejected = Closure::once_into_js(move |e: JsValue| rejected.set(Ended::Settled(Err(e))));
+    let on_fulfilled = settler(ended, Ok);
+    let on_rejected = settler(ended, Err);
     if let Err(thrown) = guard::invoke(&ours, "then", &[&on_fulfilled, &on_rejected]) {
         ended.set(Ended::Settled(Err(thrown)));
     }

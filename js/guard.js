@@ -1,0 +1,103 @@
+// The only JavaScript that runs the caller's code on wasm's behalf. Nothing here throws: a
+// throw becomes the FAILED value, and the thrown value waits in `thrown` for taken().
+// Why not wasm-bindgen's `catch`: with reference types, a `catch` import that returns a value
+// leaks one externref slot every time it throws, so 10 000 hostile getters would grow memory.
+const FAILED = Object.freeze({ failed: true });
+let thrown;
+
+function fail(error) {
+  thrown = error;
+  return FAILED;
+}
+
+export function failed() {
+  return FAILED;
+}
+
+export function taken() {
+  const error = thrown;
+  thrown = undefined;
+  return error;
+}
+
+export function get(target, key) {
+  try {
+    return Reflect.get(target, key);
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+export function call(f, self, a, b) {
+  try {
+    return Reflect.apply(f, self, arguments.length > 3 ? [a, b] : arguments.length > 2 ? [a] : []);
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+export function construct(c, a, b) {
+  try {
+    return Reflect.construct(c, arguments.length > 2 ? [a, b] : [a]);
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+export function keys(target) {
+  try {
+    return Object.keys(target);
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+export function isArray(value) {
+  try {
+    return Array.isArray(value);
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+export function prototypeOf(value) {
+  try {
+    return Reflect.getPrototypeOf(value);
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+/** An own property's descriptor field (`value` or `get`), without running a getter. */
+export function ownDescriptor(target, key, field) {
+  try {
+    const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
+    return descriptor === undefined ? undefined : descriptor[field];
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+export function define(target, key, value) {
+  try {
+    return Reflect.defineProperty(target, key, { value, enumerable: true });
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+export function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+export function toJson(value) {
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    return fail(e);
+  }
+}
