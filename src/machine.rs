@@ -407,7 +407,8 @@ impl Operation {
             provider_wait_ms: proposal.provider.map_or(0, |p| p.wait_ms),
             retry_after: proposal.provider.map(|p| p.form),
             budget_wait_ms: 0,
-            planned_wait_ms: proposal.step.map_or(0, |s| s.delay_ms),
+            // Refused before the gate, it would still have waited for the provider.
+            planned_wait_ms: proposal.step.map_or(0, |s| s.delay_ms).max(proposal.provider.map_or(0, |p| p.wait_ms)),
             remaining_ms: self.deadline_at.saturating_sub(now),
             evidence: None,
             reason: None,
@@ -428,7 +429,10 @@ impl Operation {
         if self.sent >= policy.max_attempts() {
             return self.refuse(now, record, Reason::Attempts);
         }
-        if budget.ban_remaining(&scope, now) > 0 {
+        let banned = budget.ban_remaining(&scope, now);
+        if banned > 0 {
+            record.provider_wait_ms = record.provider_wait_ms.max(banned);
+            record.planned_wait_ms = record.planned_wait_ms.max(banned);
             return self.refuse(now, record, Reason::Banned);
         }
         let provider = record.provider_wait_ms.max(budget.hold_remaining(&scope, now));

@@ -30,8 +30,11 @@ const SECRET_PARTS: [&str; 14] = [
 /// Names that are secret only as a whole (as parts they would hide `countryCode`).
 const SECRET_NAMES: [&str; 1] = ["code"];
 
-/// How deep values are searched for nested URLs; deeper nesting is redacted whole.
+/// How deep values are searched for nested URLs and query strings; deeper ones are redacted whole.
 const MAX_NESTING: u32 = 3;
+
+/// How many times one value is decoded looking for structure; more encodings are redacted whole.
+const MAX_ROUNDS: u32 = 4;
 
 /// A copy of `url` safe to store in a record.
 pub fn redact_url(url: &str) -> String {
@@ -110,23 +113,43 @@ fn redact_pair(pair: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
     if is_secret(&decoded_name) || extra(&decoded_name) {
         return format!("{name}={REDACTED}");
     }
-    let decoded = decode_fully(value);
-    let nested = decoded.contains("://") || decoded.contains('=');
-    if !nested {
-        return pair.to_owned();
+    match redact_value(value, extra, depth, 0) {
+        Some(value) => format!("{name}={value}"),
+        None => pair.to_owned(),
     }
-    if depth >= MAX_NESTING {
-        return format!("{name}={REDACTED}");
-    }
-    let inner = if decoded.contains("://") || decoded.contains('?') {
-        url_at(&decoded, extra, depth + 1)
-    } else {
-        query_at(&decoded, extra, depth + 1)
+}
+
+/// A value that carries a URL or a query string (perhaps encoded again and again) redacted
+/// inside; `None` if nothing in it changes. One decoding round at a time, so that an encoded
+/// `#` or `?` of a deeper level is not mistaken for one of this level; `rounds` counts the
+/// rounds spent on this value so far.
+fn redact_value(value: &str, extra: &dyn Fn(&str) -> bool, depth: u32, rounds: u32) -> Option<String> {
+    let decoded = percent_decode(value);
+    let encoded = decoded != value;
+    let url_like = match (decoded.find("://"), decoded.find('=')) {
+        (Some(scheme), Some(pair)) => scheme < pair,
+        (Some(_), None) => true,
+        (None, _) => decoded.starts_with('/') || decoded.starts_with('?'),
     };
-    if inner == decoded {
-        pair.to_owned()
+    let nested = url_like || decoded.contains('=');
+    if !nested && !encoded {
+        return None;
+    }
+    if depth >= MAX_NESTING || rounds >= MAX_ROUNDS {
+        // Deeper than we search: whatever it carries goes.
+        return Some(REDACTED.to_owned());
+    }
+    let inner = if url_like {
+        Some(url_at(&decoded, extra, depth + 1))
+    } else if nested {
+        Some(query_at(&decoded, extra, depth + 1))
     } else {
-        format!("{name}={}", encode_component(&inner))
+        // Encoded once more, with no structure yet: look at the next round.
+        redact_value(&decoded, extra, depth, rounds + 1)
+    };
+    match inner {
+        Some(inner) if inner != decoded => Some(if encoded { encode_component(&inner) } else { inner }),
+        _ => None,
     }
 }
 

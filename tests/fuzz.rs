@@ -19,9 +19,7 @@
 //!   at most `maxAttempts` requests, a refusal's reason is the stop reason, and a provider's
 //!   `Retry-After` is never shortened.
 //!
-//! Bugs the properties found are kept, minimal, in [`known_bugs`] (ignored until fixed);
-//! the generators steer around them (see `avoids_known_bugs`) so the properties keep
-//! looking for new ones.
+//! Bugs the properties found are kept, minimal, in [`regressions`].
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::time::{Duration, UNIX_EPOCH};
@@ -59,9 +57,9 @@ fn config() -> ProptestConfig {
     let cases = cases();
     ProptestConfig {
         cases,
-        // Failures are kept as tests in `known_bugs`, not in a regressions file.
+        // Failures are kept as tests in `regressions`, not in a regressions file.
         failure_persistence: None,
-        // Generators that steer around known bugs reject some inputs.
+        // Some generators reject inputs (the marker value itself, say).
         max_global_rejects: cases.max(1024),
         max_local_rejects: cases.saturating_mul(4).max(65_536),
         ..ProptestConfig::default()
@@ -323,28 +321,6 @@ fn encode(text: &str) -> String {
 /// Percent-decoding (and `+` as space) until nothing changes: what a reader of the output could recover.
 fn decode_all(text: &str) -> String {
     decode_rounds(text, 16)
-}
-
-/// Text encoded four times or more: steers around
-/// [`known_bugs::a_value_encoded_four_times_is_redacted_differently_twice`].
-fn encoded_four_times(text: &str) -> bool {
-    let rest = decode_rounds(text, 3);
-    rest.as_bytes().windows(3).any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
-}
-
-/// Text where some value, decoded, is a query string (a `=` before its first `?` or `://`):
-/// steers around [`known_bugs::a_query_string_carrying_a_url_leaks_its_secrets`] in arbitrary
-/// text, where that bug also makes redaction not idempotent. Errs on the side of `true`.
-fn holds_a_query_read_as_a_url(text: &str, depth: u32) -> bool {
-    depth < 4
-        && text.split(|c: char| "?&;#=\"'<>` \t\n".contains(c)).any(|chunk| {
-            let decoded = decode_rounds(chunk, 3);
-            if decoded == chunk {
-                return false;
-            }
-            let cut = [decoded.find('?'), decoded.find("://")].into_iter().flatten().min();
-            cut.is_some_and(|cut| decoded[..cut].contains('=')) || holds_a_query_read_as_a_url(&decoded, depth + 1)
-        })
 }
 
 /// `rounds` rounds of percent-decoding, fewer if nothing changes.
@@ -611,52 +587,6 @@ fn collect(inner: &Inner, into: &mut Values) {
             Val::Nested { inner, .. } => collect(inner, into),
         }
     }
-}
-
-/// Steers around [`known_bugs::a_query_string_carrying_a_url_leaks_its_secrets`]: a query
-/// string nested in a value, that holds a URL (absolute or relative) somewhere inside, is read
-/// as a URL.
-fn avoids_known_bugs(inner: &Inner) -> bool {
-    fn holds_url(query: &[Param]) -> bool {
-        query.iter().any(|p| match &p.value {
-            Val::Nested { inner: Inner::Url { .. }, .. } => true,
-            Val::Nested { inner: Inner::Query(q), .. } => holds_url(q),
-            _ => false,
-        })
-    }
-    fn ok(query: &[Param]) -> bool {
-        query.iter().all(|p| match &p.value {
-            Val::Nested { inner: Inner::Query(q), .. } => !holds_url(q) && ok(q),
-            Val::Nested { inner: Inner::Url { query: Some(q), .. }, .. } => ok(q),
-            _ => true,
-        })
-    }
-    match inner {
-        Inner::Url { query, .. } => query.as_deref().map_or(true, ok),
-        Inner::Query(q) => ok(q),
-    }
-}
-
-/// Steers around [`known_bugs::a_fragment_two_levels_down_cuts_off_the_rest_of_its_parent`]:
-/// ordinary values after a fragment of a URL nested inside a nested value are lost.
-fn loses_values_to_known_bug(inner: &Inner) -> bool {
-    fn query(inner: &Inner) -> &[Param] {
-        match inner {
-            Inner::Url { query, .. } => query.as_deref().unwrap_or_default(),
-            Inner::Query(q) => q,
-        }
-    }
-    fn fragment_within(inner: &Inner) -> bool {
-        query(inner).iter().any(|p| match &p.value {
-            Val::Nested { inner: i @ Inner::Url { fragment, .. }, .. } => fragment.is_some() || fragment_within(i),
-            Val::Nested { inner: i, .. } => fragment_within(i),
-            _ => false,
-        })
-    }
-    query(inner).iter().any(|p| match &p.value {
-        Val::Nested { inner, .. } => fragment_within(inner) || loses_values_to_known_bug(inner),
-        _ => false,
-    })
 }
 
 const URL_TOKENS: &[&str] = &[
@@ -1256,7 +1186,7 @@ fn check_replay(
             w[1].1
         );
     }
-    for r in records.iter().filter(|r| !understates_its_wait(r)) {
+    for r in records {
         prop_assert!(r.planned_wait_ms >= r.provider_wait_ms, "planned wait shorter than the provider's: {r:?}");
     }
     let refused: Vec<usize> = records.iter().enumerate().filter(|(_, r)| !r.is_sent()).map(|(i, _)| i).collect();
@@ -1313,11 +1243,6 @@ fn check_replay(
         }
     }
     Ok(())
-}
-
-/// Steers around [`known_bugs::a_refusal_before_the_gate_understates_the_providers_wait`].
-fn understates_its_wait(r: &retryline::AttemptRecord) -> bool {
-    !r.is_sent() && matches!(r.reason, Some(Reason::Attempts | Reason::Banned | Reason::RateLimited))
 }
 
 /// `parse` as the oracle of a spec's provider minimums (for specs not built by this file).
@@ -1765,10 +1690,6 @@ mod properties {
         #[test]
         fn redaction_is_total_and_idempotent(text in url_soups()) {
             let once = redact_url(&text);
-            if encoded_four_times(&text) || holds_a_query_read_as_a_url(&text, 0) {
-                let _ = (redact_url_with(&text, &extra), redact_text_with(&text, &extra));
-                return Ok(());
-            }
             prop_assert_eq!(redact_url(&once), once.clone(), "redact_url({:?})", text);
             prop_assert!(!once.contains('#'), "a fragment survived: {:?}", once);
             let once = redact_url_with(&text, &extra);
@@ -1780,7 +1701,7 @@ mod properties {
         /// No secret value gets through (not even percent-encoded), ordinary values do, and
         /// redacting the output again changes nothing.
         #[test]
-        fn redaction_hides_every_secret(url in urls(2, false).prop_filter("a known bug", avoids_known_bugs)) {
+        fn redaction_hides_every_secret(url in urls(2, false)) {
             let url_text = render_inner(&url);
             let mut values = Values::default();
             collect(&url, &mut values);
@@ -1794,7 +1715,7 @@ mod properties {
                 for secret in hidden.into_iter().flatten() {
                     prop_assert!(!decoded.contains(secret.as_str()), "{secret} leaks from {url_text}\n into {out}");
                 }
-                for value in kept.into_iter().flatten().filter(|_| !loses_values_to_known_bug(&url)) {
+                for value in kept.into_iter().flatten() {
                     prop_assert!(out.contains(value.as_str()), "{value} lost from {url_text}\n in {out}");
                 }
             }
@@ -1957,10 +1878,8 @@ fn mutations_reach_every_node() {
     }
 }
 
-/// Bugs the properties found, as minimal cases; each is ignored until fixed (then drop the
-/// matching steer: `avoids_known_bugs`, `loses_values_to_known_bug`, `encoded_four_times`,
-/// `understates_its_wait`).
-mod known_bugs {
+/// Bugs the properties found, as minimal cases (all fixed; they fail if one comes back).
+mod regressions {
     use super::*;
 
     fn spec(json: Value) -> ReplaySpec {
@@ -1973,7 +1892,6 @@ mod known_bugs {
     /// parameters are never redacted. Found by `redaction_hides_every_secret` (the `?` forms by
     /// `redaction_is_total_and_idempotent`: the `#…` cut makes the second pass differ).
     #[test]
-    #[ignore = "known bug: a query string nested in a value that also carries a URL leaks its secrets"]
     fn a_query_string_carrying_a_url_leaks_its_secrets() {
         for url in [
             "https://x.test/cb?state=signature%3DA1B2C3D4%26next%3Dhttps%253A%252F%252Fy.test%252Fhome",
@@ -1992,7 +1910,6 @@ mod known_bugs {
     /// value, and `url_at` cuts everything after it: `page=2` is lost (over-redaction, no leak).
     /// Found by `redaction_hides_every_secret` (ordinary values must survive).
     #[test]
-    #[ignore = "known bug: a fragment two levels down cuts off the rest of its parent value"]
     fn a_fragment_two_levels_down_cuts_off_the_rest_of_its_parent() {
         let url =
             "https://x.test/?next=https%3A%2F%2Fy.test%2F%3Fu%3Dhttps%253A%252F%252Fz.test%252F%2523top%26page%3D2";
@@ -2005,7 +1922,6 @@ mod known_bugs {
     /// goes). Such values are also not searched at all: their secrets pass (the documented "a
     /// few rounds at most"). Found by `redaction_is_total_and_idempotent`.
     #[test]
-    #[ignore = "known bug: a value encoded four times is redacted differently twice"]
     fn a_value_encoded_four_times_is_redacted_differently_twice() {
         let url = "https://x.test/?q=%2525253Fsig%3D1%3Fsig%3DA";
         let once = redact_url(url);
@@ -2018,7 +1934,6 @@ mod known_bugs {
     /// record says the attempt would have started before the provider's boundary. Found by
     /// `replay_keeps_its_promises` (plannedWaitMs ≥ providerWaitMs).
     #[test]
-    #[ignore = "known bug: a refusal before the gate records a planned wait below the provider's"]
     fn a_refusal_before_the_gate_understates_the_providers_wait() {
         let policy = json!({ "baseDelayMs": 0, "maxDelayMs": 0, "maxAttempts": 1, "attemptTimeoutMs": 500, "deadlineMs": 20_000 });
         let cases = [
