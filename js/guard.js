@@ -101,3 +101,53 @@ export function toJson(value) {
     return fail(e);
   }
 }
+
+// One callback of the shell's, for every timer, abort listener and settling value: each gets
+// the id of its waiter and what happened (see src/web/wake.rs). No closure is made per wait.
+let wake = () => {};
+
+export function setWaker(f) {
+  wake = f;
+}
+
+/** `setTimeout` that calls wake(id, kind) — or FAILED if no timer can be set (fake timers may throw). */
+export function timer(ms, id, kind) {
+  try {
+    return setTimeout(wake, ms, id, kind, undefined);
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+export function clearTimer(handle) {
+  try {
+    clearTimeout(handle);
+  } catch {
+    // A timer that cannot be cleared fires into a waiter that is gone: wake ignores it.
+  }
+}
+
+/** Calls wake(id, fulfilled, value) or wake(id, rejected, error) once `value` settles; never throws. */
+export function follow(value, id, fulfilled, rejected) {
+  // Resolving with a thenable runs its `then` in a job: whatever it throws rejects this promise.
+  new Promise((resolve) => resolve(value)).then((v) => wake(id, fulfilled, v), (e) => wake(id, rejected, e));
+}
+
+/** Calls wake(id, kind) when `signal` aborts; returns the listener (to remove), or FAILED. */
+export function listen(signal, id, kind) {
+  const listener = () => wake(id, kind, undefined);
+  try {
+    signal.addEventListener("abort", listener);
+    return listener;
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+export function unlisten(signal, listener) {
+  try {
+    signal.removeEventListener("abort", listener);
+  } catch {
+    // As above: a stray call finds no waiter.
+  }
+}

@@ -40,7 +40,20 @@ export type RetryReason =
   | "banned"
   | "rate-limited"
   | "unknown-outcome"
-  | "aborted";
+  | "aborted"
+  /** The operation's state could not be read or saved in its store, so nothing more was sent. */
+  | "store";
+
+/** What was still pending when a timeout, the deadline or a store failure cut an attempt short. */
+export type Pending =
+  | "response"
+  | "body"
+  | "request-body"
+  | "query"
+  | "lease"
+  | "store-get"
+  | "store-set"
+  | "store-delete";
 
 /** One attempt, sent or refused. Times are ms since the operation started. */
 export interface AttemptRecord {
@@ -78,6 +91,14 @@ export interface AttemptRecord {
   reason: RetryReason | "success" | "retryable" | "throttled" | null;
   /** What a reconciliation query found (reconciliation records only). */
   evidence: Evidence | null;
+  /** What the platform said of a failed attempt (redacted), or why its response was unusable. */
+  error: string | null;
+  /** What was still pending when a timeout, the deadline or a store failure cut it short. */
+  pending: Pending | null;
+  /** A store failure after this attempt (redacted); the attempt's outcome stands. */
+  storeError: string | null;
+  /** Which part of the budget refused it (reason "budget" only). */
+  limit: "tokens" | "retry-quota" | null;
 }
 
 export interface ClientOptions {
@@ -87,10 +108,19 @@ export interface ClientOptions {
   budget?: Budget;
   /** Seed for reproducible jitter. Default: random (crypto.getRandomValues). */
   seed?: number;
-  /** The fetch to wrap. Default: globalThis.fetch, looked up at each call. */
+  /**
+   * The fetch to wrap. Default: globalThis.fetch, looked up at each call. It may resolve with any Response-like
+   * object (another realm's or library's); one that ignores its AbortSignal still loses to our timers.
+   */
   fetch?: (request: Request) => Promise<Response>;
-  /** Called once with each finished record. Exceptions it throws are ignored. */
-  onAttempt?: (record: AttemptRecord) => void;
+  /** Called once with each finished record. What it throws, or an async one rejects with, is ignored. */
+  onAttempt?: (record: AttemptRecord) => unknown;
+  /**
+   * More query parameters to redact, beyond the built-in credential names (signature, key, token, secret, pass,
+   * auth, hmac, jwt, session, code, …): names (compared without case or separators) and RegExps (tested on the
+   * decoded name). Applies to records, messages, causes and the response carried by a RetryError.
+   */
+  redact?: (string | RegExp)[];
   /**
    * Where keyed operations keep their state: `{ get, set, delete }` (a `Map` works), `{ get, put, delete }`
    * (Durable Object storage, KV) or Web Storage (`localStorage`), sync or async. Values are JSON text under
@@ -98,7 +128,7 @@ export interface ClientOptions {
    */
   store?: Store;
   /** Called when reconciliation is exhausted without settling evidence (the key stays unresolved). */
-  onEscalation?: (result: Reconciliation) => void;
+  onEscalation?: (result: Reconciliation) => unknown;
 }
 
 /** A store for keyed operations. */
@@ -121,6 +151,8 @@ export interface Reconciliation {
   escalated: boolean;
   /** One record per status query (with its `evidence`), and the refused proposal that ended them. */
   records: AttemptRecord[];
+  /** The store could not be brought up to date with what was learnt (the result stands). */
+  storeError?: string;
 }
 
 export interface CallOptions {
@@ -128,7 +160,10 @@ export interface CallOptions {
   priority?: Priority;
   /** The operation's identity, e.g. the client order id you also send to the exchange. */
   key?: string;
-  /** Overrides policy.deadlineMs for this call (ms from now). */
+  /**
+   * Overrides policy.deadlineMs for this call (ms from the call). A deadline shorter than the attempt timeout cuts
+   * the attempt timeout to it (one attempt at most).
+   */
   deadlineMs?: number;
   /** Where provider limits apply. Default: the URL origin. */
   scope?: string;
@@ -165,11 +200,17 @@ export class RetryClient {
 }
 
 export class RetryError extends Error {
-  constructor(reason: RetryReason, message: string, details?: { response?: Response; records?: AttemptRecord[]; key?: string });
+  constructor(
+    reason: RetryReason,
+    message: string,
+    details?: { response?: Response; records?: AttemptRecord[]; key?: string; cause?: Error },
+  );
   readonly name: "RetryError";
   readonly reason: RetryReason;
-  /** The last response, if one arrived. */
+  /** The last response, if one arrived; its `url` is redacted like the records'. */
   readonly response: Response | undefined;
+  /** What the platform or the store threw last, as a plain Error with a redacted message. */
+  readonly cause?: Error;
   readonly records: AttemptRecord[];
   readonly key?: string;
 }
@@ -182,7 +223,7 @@ export interface ScopeLimits {
   refillPerSecond?: number;
   /**
    * Share of the bucket kept for higher priorities, in [0, 1). Default 0.2: `refresh` never dips into it,
-   * `read` only into its upper two thirds, `order` into its upper third, `reconcile` into all of it.
+   * `read` only into its upper third, `order` into its upper two thirds, `reconcile` into all of it.
    */
   reserve?: number;
   /** A response header with the provider's own count of weight used (e.g. "X-MBX-USED-WEIGHT-1M"): the local bucket follows it down. */

@@ -319,6 +319,12 @@ impl Operation {
         self.unresolved
     }
 
+    /// Whether the planned sleep honours a provider's minimum (`Retry-After`, a scope hold):
+    /// the shell then sleeps a little longer, as its clock and timers may run early.
+    pub fn sleeps_for_provider(&self) -> bool {
+        matches!(&self.phase, Phase::Sleeping { record, .. } if record.provider_wait_ms > 0)
+    }
+
     pub fn deadline_at(&self) -> u64 {
         self.deadline_at
     }

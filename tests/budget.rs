@@ -402,3 +402,22 @@ fn records_of_budget_refusals_say_which_limit() {
     assert_eq!(stop.reason, Reason::Budget);
     assert_eq!(op.records()[0].limit, Some(Limit::Tokens));
 }
+
+/// README, index.d.ts and config.rs say it this way round: reads may use only the upper third of
+/// the reserve, orders its upper two thirds, reconciliation all of it (they once said the opposite).
+#[test]
+fn the_reserve_gives_reads_its_upper_third_and_orders_its_upper_two_thirds() {
+    // 30 tokens, a reserve of 9 (0.3), no refill to speak of within the test.
+    let available = |priority: Priority| {
+        let mut b = budget(json!({ "capacity": 30, "refillPerSecond": 0.001, "reserve": 0.3, "retryQuota": false }));
+        let mut n = 0;
+        while b.admit(&Ask { priority, ..ask(0, 0) }).is_ok() {
+            n += 1;
+        }
+        n
+    };
+    assert_eq!(available(Priority::Refresh), 21, "refreshes stay out of the 9-token reserve");
+    assert_eq!(available(Priority::Read), 24, "reads take its upper third (3 of 9)");
+    assert_eq!(available(Priority::Order), 27, "orders take its upper two thirds (6 of 9)");
+    assert_eq!(available(Priority::Reconcile), 30, "reconciliation takes all of it");
+}

@@ -104,6 +104,12 @@ fn origin(url: &str) -> String {
     web_sys::Url::new(url).map(|u| u.origin()).unwrap_or_else(|_| url.to_owned())
 }
 
+/// Added to a sleep that honours a provider's minimum. Our readings are whole milliseconds
+/// rounded up, and timers may fire up to a clock step early (workerd schedules them from its
+/// own millisecond clock; Node's can fire a millisecond early): the provider's wait, measured
+/// at its server, must not come out shorter.
+const PROVIDER_SLACK_MS: u64 = 2;
+
 /// One call of `client.fetch`, from its preparation to its settling.
 pub(super) struct Call {
     op: Operation,
@@ -158,7 +164,13 @@ impl Client {
     ) -> Result<Call, JsValue> {
         let call = CallOptions::parse(options, &self.policy)?;
         let template = RequestTemplate::new(input, init)?;
-        let mut signals: Vec<AbortSignal> = vec![template.signal()];
+        // The request's signal can abort only if it follows one of the caller's: listening to
+        // a signal that never aborts would cost a listener on every wait.
+        let init_signal = guard::get(init, "signal").is_ok_and(|s| !s.is_undefined() && !s.is_null());
+        let mut signals: Vec<AbortSignal> = Vec::new();
+        if init_signal || input.is_instance_of::<web_sys::Request>() {
+            signals.push(template.signal());
+        }
         signals.extend(call.signal.clone());
         let kind = call.operation.unwrap_or_else(|| OperationKind::from_method(&template.method));
         let scope = call.scope.clone().unwrap_or_else(|| origin(&template.url));
@@ -187,19 +199,21 @@ impl Client {
         })
     }
 
+    /// Each step's future is boxed while it runs, so that a pending call holds only its
+    /// current step: 100 000 pending calls each kept every step's state inline before.
     async fn run(&self, mut call: Call) -> Result<JsValue, JsValue> {
         if call.key.is_some() {
-            if let Err(settled) = self.claim(&mut call).await {
+            if let Err(settled) = Box::pin(self.claim(&mut call)).await {
                 return settled;
             }
         }
-        match call.template.buffer(&self.bounds(&call)).await {
+        match Box::pin(call.template.buffer(&self.bounds(&call))).await {
             Ok(()) => {}
             Err(Unread::Failed(error)) => return Err(error),
             Err(Unread::Cut(cut)) => {
                 let why = Interrupted { reason: cut_reason(cut), pending: Pending::RequestBody, detail: None };
                 let stop = self.interrupt(&mut call, why);
-                return self.settle(call, stop).await;
+                return Box::pin(self.settle(call, stop)).await;
             }
         }
         let mut action = {
@@ -212,17 +226,23 @@ impl Client {
             }
         };
         loop {
-            self.report(&call.op, &mut call.reported);
             action = match action {
-                Action::Send { timeout_ms, .. } => match self.save(&mut call).await {
-                    Some(stop) => Action::Stop(stop),
-                    None => self.attempt(&mut call, timeout_ms).await,
-                },
-                Action::Sleep { until } => match self.save(&mut call).await {
-                    Some(stop) => Action::Stop(stop),
-                    None => self.sleep(&mut call.op, until, &call.abort).await,
-                },
-                Action::Stop(stop) => return self.settle(call, stop).await,
+                // The last records are reported by `settle`, once the store has had its say.
+                Action::Stop(stop) => return Box::pin(self.settle(call, stop)).await,
+                Action::Send { timeout_ms, .. } => {
+                    self.report(&call.op, &mut call.reported);
+                    match Box::pin(self.save(&mut call)).await {
+                        Some(stop) => Action::Stop(stop),
+                        None => Box::pin(self.attempt(&mut call, timeout_ms)).await,
+                    }
+                }
+                Action::Sleep { until } => {
+                    self.report(&call.op, &mut call.reported);
+                    match Box::pin(self.save(&mut call)).await {
+                        Some(stop) => Action::Stop(stop),
+                        None => Box::pin(self.sleep(&mut call.op, until, &call.abort)).await,
+                    }
+                }
             };
         }
     }
@@ -339,7 +359,8 @@ impl Client {
 
     /// Sleeps until `until`, then lets the operation check its gate again; an abort stops it.
     pub(super) async fn sleep(&self, op: &mut Operation, until: u64, abort: &AbortWatch) -> Action {
-        let slept = timer::sleep(until.saturating_sub(clock::now()), abort).await;
+        let slack = if op.sleeps_for_provider() { PROVIDER_SLACK_MS } else { 0 };
+        let slept = timer::sleep(until.saturating_sub(clock::now()) + slack, abort).await;
         let now = clock::now();
         let mut budget = self.budget.borrow_mut();
         if slept {
@@ -354,8 +375,13 @@ impl Client {
     async fn settle(&self, mut call: Call, stop: Stop) -> Result<JsValue, JsValue> {
         if let (true, Some(key)) = (call.owns_key, call.key.clone()) {
             // Not cut by the caller's abort: an aborted order must still be kept unresolved.
-            let left = call.op.deadline_at().saturating_sub(clock::now());
-            let race = Race::new().cut_after(left, Cut::Deadline);
+            // Bounded like one attempt, and by the deadline: a hanging store delays no answer for long.
+            let (to_deadline, timeout) =
+                (call.op.deadline_at().saturating_sub(clock::now()), call.op.policy().attempt_timeout_ms());
+            let race = match to_deadline <= timeout {
+                true => Race::new().cut_after(to_deadline, Cut::Deadline),
+                false => Race::new().cut_after(timeout, Cut::Timeout),
+            };
             if let Err(fault) = self.keyed(&key).finish(&call.op, &self.budget, &race).await {
                 let note = self.secrets.text(&fault.describe());
                 call.op.note_store_failure(note.clone());

@@ -92,7 +92,7 @@ pub async fn send(
         Ended::Settled(Ok(value)) => value,
         Ended::Settled(Err(e)) => return Attempt::broken(guard::describe(&e)),
         Ended::Cut(cut) => {
-            abort::abort(&controller);
+            abort::abort(&controller, cut != Cut::Aborted);
             return Attempt::cut(cut, Pending::Response);
         }
     };
@@ -114,7 +114,7 @@ pub async fn send(
         }
         Ended::Settled(Err(e)) => return Attempt::broken(format!("the response body failed: {}", guard::describe(&e))),
         Ended::Cut(cut) => {
-            abort::abort(&controller);
+            abort::abort(&controller, cut != Cut::Aborted);
             return Attempt::cut(cut, Pending::Body);
         }
     };

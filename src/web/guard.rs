@@ -8,6 +8,9 @@
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
+use super::wake::Kind;
+use crate::backoff::MAX_TIMER_MS;
+
 // js/guard.js never throws: a throw comes back as its FAILED value (see there why not `catch`).
 #[wasm_bindgen(module = "/js/guard.js")]
 extern "C" {
@@ -39,6 +42,16 @@ extern "C" {
     fn js_parse_json(text: &str) -> JsValue;
     #[wasm_bindgen(js_name = toJson)]
     fn js_to_json(value: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = timer)]
+    fn js_timer(ms: f64, id: f64, kind: u32) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimer)]
+    fn js_clear_timer(handle: &JsValue);
+    #[wasm_bindgen(js_name = follow)]
+    fn js_follow(value: &JsValue, id: f64, fulfilled: u32, rejected: u32);
+    #[wasm_bindgen(js_name = listen)]
+    fn js_listen(signal: &JsValue, id: f64, kind: u32) -> JsValue;
+    #[wasm_bindgen(js_name = unlisten)]
+    fn js_unlisten(signal: &JsValue, listener: &JsValue);
 }
 
 #[wasm_bindgen]
@@ -205,4 +218,28 @@ fn truncate(mut text: String, max: usize) -> String {
         text.push('…');
     }
     text
+}
+
+/// A timer that wakes waiter `id` with `kind` after `ms` (at most 2^31 − 1 ms, the longest
+/// `setTimeout` honours); `None` if the platform would not set one.
+pub fn timer(ms: u64, id: f64, kind: Kind) -> Option<JsValue> {
+    checked(js_timer(ms.min(MAX_TIMER_MS) as f64, id, kind.code())).ok()
+}
+
+pub fn clear_timer(handle: &JsValue) {
+    js_clear_timer(handle);
+}
+
+/// Wakes waiter `id` when `value` settles, whatever its `then` does.
+pub fn follow(value: &JsValue, id: f64) {
+    js_follow(value, id, Kind::Fulfilled.code(), Kind::Rejected.code());
+}
+
+/// Wakes waiter `id` when `signal` aborts; the listener to remove, if one could be added.
+pub fn listen(signal: &JsValue, id: f64, kind: Kind) -> Option<JsValue> {
+    checked(js_listen(signal, id, kind.code())).ok()
+}
+
+pub fn unlisten(signal: &JsValue, listener: &JsValue) {
+    js_unlisten(signal, listener);
 }

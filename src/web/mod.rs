@@ -24,6 +24,7 @@ mod secrets;
 mod store;
 mod timer;
 mod value;
+mod wake;
 
 pub use budget::SharedBudget;
 pub use client::RetryClient;

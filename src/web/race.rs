@@ -2,16 +2,15 @@
 //! own terms: an attempt timeout, the operation's deadline and the caller's abort are timers
 //! and listeners of ours that win the race whether or not the platform honours its signal.
 //!
-//! Settled values come back through callbacks that JavaScript owns (`Closure::into_js_value`):
-//! a promise that never settles holds nothing of ours once JavaScript collects it.
+//! Wake-ups come through [`super::wake`]: nothing of ours is held by a promise that never
+//! settles, and a late wake-up after the race is over finds nothing.
 
-use js_sys::Promise;
 use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
 
-use super::abort::{AbortWatch, Listener};
+use super::abort::AbortWatch;
 use super::guard;
-use super::latch::Latch;
-use super::timer::Timeout;
+use super::wake::{Kind, Waiter, Woken};
 
 /// Why a wait ended before the value settled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +23,16 @@ pub enum Cut {
     Aborted,
 }
 
+impl Cut {
+    fn kind(self) -> Kind {
+        match self {
+            Cut::Timeout => Kind::Timeout,
+            Cut::Deadline => Kind::Deadline,
+            Cut::Aborted => Kind::Aborted,
+        }
+    }
+}
+
 /// How a wait ended.
 pub enum Ended {
     /// The value settled: fulfilled, or rejected with what was thrown.
@@ -31,40 +40,69 @@ pub enum Ended {
     Cut(Cut),
 }
 
+impl Ended {
+    fn of(kind: Kind, value: JsValue) -> Ended {
+        match kind {
+            Kind::Timeout => Ended::Cut(Cut::Timeout),
+            Kind::Deadline => Ended::Cut(Cut::Deadline),
+            Kind::Aborted => Ended::Cut(Cut::Aborted),
+            Kind::Fulfilled | Kind::Slept => Ended::Settled(Ok(value)),
+            Kind::Rejected => Ended::Settled(Err(value)),
+        }
+    }
+}
+
 /// One wait at a time on user values, cut short by timers and the caller's abort. The cuts
 /// stay armed across waits: a timer that fires between two waits ends the next one at once.
 pub struct Race {
-    ended: Latch<Ended>,
-    _timers: Vec<Timeout>,
-    _listener: Option<Listener>,
+    woken: Woken,
+    cuts: Waiter,
+    timers: Vec<JsValue>,
+    listeners: Vec<(AbortSignal, JsValue)>,
 }
 
 impl Race {
     pub fn new() -> Race {
-        Race { ended: Latch::new(), _timers: Vec::new(), _listener: None }
+        let woken = Woken::new();
+        Race { cuts: Waiter::new(&woken), woken, timers: Vec::new(), listeners: Vec::new() }
     }
 
-    /// Ends the wait with `cut` after `ms` milliseconds.
+    /// Ends the wait with `cut` after `ms` milliseconds (at once if no timer can be set: a
+    /// wait we cannot bound is not waited).
     pub fn cut_after(mut self, ms: u64, cut: Cut) -> Race {
-        let ended = self.ended.clone();
-        self._timers.push(Timeout::after(ms, move || ended.set(Ended::Cut(cut))));
+        match guard::timer(ms, self.cuts.id(), cut.kind()) {
+            Some(handle) => self.timers.push(handle),
+            None => self.woken.set((cut.kind(), JsValue::UNDEFINED)),
+        }
         self
     }
 
     /// Ends the wait when the caller aborts (at once if it already has).
     pub fn cut_on_abort(mut self, abort: &AbortWatch) -> Race {
         if abort.is_aborted() {
-            self.ended.set(Ended::Cut(Cut::Aborted));
+            self.woken.set((Kind::Aborted, JsValue::UNDEFINED));
         }
-        let ended = self.ended.clone();
-        self._listener = Some(abort.on_abort(move || ended.set(Ended::Cut(Cut::Aborted))));
+        for signal in abort.signals() {
+            if let Some(listener) = guard::listen(signal, self.cuts.id(), Kind::Aborted) {
+                self.listeners.push((signal.clone(), listener));
+            }
+        }
         self
     }
 
     /// Waits for `value` (itself, or what it settles to if it is a promise or thenable).
     pub async fn wait(&self, value: &JsValue) -> Ended {
-        follow(value, &self.ended);
-        self.ended.clone().await
+        if !value.is_object() && !value.is_function() {
+            self.woken.set((Kind::Fulfilled, value.clone()));
+            let (kind, value) = self.woken.clone().await;
+            return Ended::of(kind, value);
+        }
+        // Its own slot: should the race move on, a late settling finds nothing.
+        let follower = Waiter::new(&self.woken);
+        guard::follow(value, follower.id());
+        let (kind, value) = self.woken.clone().await;
+        drop(follower);
+        Ended::of(kind, value)
     }
 
     /// Waits for a value that a call produced, or for what the call threw.
@@ -72,51 +110,45 @@ impl Race {
         match called {
             Ok(value) => self.wait(&value).await,
             Err(thrown) => {
-                self.ended.set(Ended::Settled(Err(thrown)));
-                self.ended.clone().await
+                self.woken.set((Kind::Rejected, thrown));
+                let (kind, value) = self.woken.clone().await;
+                Ended::of(kind, value)
             }
         }
     }
-}
 
-impl Race {
     /// Sleeps `ms`, unless the race is cut first.
     pub async fn sleep(&self, ms: u64) -> Result<(), Cut> {
-        let ended = self.ended.clone();
-        let _timer = Timeout::after(ms, move || ended.set(Ended::Settled(Ok(JsValue::UNDEFINED))));
-        match self.ended.clone().await {
+        let sleeper = Waiter::new(&self.woken);
+        let timer = guard::timer(ms, sleeper.id(), Kind::Slept);
+        if timer.is_none() {
+            self.woken.set((Kind::Slept, JsValue::UNDEFINED));
+        }
+        let (kind, value) = self.woken.clone().await;
+        if let Some(handle) = timer {
+            guard::clear_timer(&handle);
+        }
+        drop(sleeper);
+        match Ended::of(kind, value) {
             Ended::Cut(cut) => Err(cut),
             Ended::Settled(_) => Ok(()),
         }
     }
 }
 
-/// A callback for JavaScript to own: the one of a pair that is never called is freed when
-/// JavaScript collects it (`once_into_js` would leak it for good).
-fn settler(ended: &Latch<Ended>, outcome: fn(JsValue) -> Result<JsValue, JsValue>) -> JsValue {
-    let ended = ended.clone();
-    Closure::<dyn FnMut(JsValue)>::new(move |v: JsValue| ended.set(Ended::Settled(outcome(v)))).into_js_value()
+impl Drop for Race {
+    fn drop(&mut self) {
+        for handle in &self.timers {
+            guard::clear_timer(handle);
+        }
+        for (signal, listener) in &self.listeners {
+            guard::unlisten(signal, listener);
+        }
+    }
 }
 
 /// Handles whatever `value` settles to, keeping nothing: a rejection the caller left
 /// unhandled (an async callback's) is not reported as ours.
 pub fn swallow(value: &JsValue) {
-    follow(value, &Latch::new());
-}
-
-/// Sets `ended` when `value` settles. A thenable's `then` runs in a job of our own promise,
-/// so whatever it throws rejects that promise instead of reaching wasm.
-fn follow(value: &JsValue, ended: &Latch<Ended>) {
-    if !value.is_object() && !value.is_function() {
-        ended.set(Ended::Settled(Ok(value.clone())));
-        return;
-    }
-    let ours = Promise::new(&mut |resolve, _reject| {
-        let _ = resolve.call1(&JsValue::UNDEFINED, value);
-    });
-    let on_fulfilled = settler(ended, Ok);
-    let on_rejected = settler(ended, Err);
-    if let Err(thrown) = guard::invoke(&ours, "then", &[&on_fulfilled, &on_rejected]) {
-        ended.set(Ended::Settled(Err(thrown)));
-    }
+    guard::follow(value, -1.0);
 }

@@ -321,6 +321,6 @@ async fn ask(query: &JsValue, attempt: u32, timeout_ms: u64, abort: &AbortWatch)
         Ended::Cut(Cut::Aborted) => Observed::Aborted,
         Ended::Cut(_) => Observed::Timeout,
     };
-    abort::abort(&controller);
+    abort::abort(&controller, observed == Observed::Timeout);
     Ok(Outcome { pending: Some(Pending::Query), ..Outcome::failure(observed) })
 }

@@ -40,7 +40,14 @@ impl Fault {
     pub fn describe(self) -> String {
         match self {
             Fault::Failed { detail, .. } => detail,
-            Fault::Cut { pending, .. } => format!("{} was still pending at the deadline", pending_name(pending)),
+            Fault::Cut { pending, cut } => {
+                let when = match cut {
+                    Cut::Deadline => "at the deadline",
+                    Cut::Timeout => "after an attempt timeout",
+                    Cut::Aborted => "when the caller aborted",
+                };
+                format!("{} was still pending {when}", pending_name(pending))
+            }
         }
     }
 }

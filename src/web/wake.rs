@@ -1,0 +1,124 @@
+//! Wake-ups from JavaScript without a closure per wait.
+//!
+//! Every wait (a timer, an abort listener, a value settling) is a slot in a table here; the
+//! JavaScript side (`js/guard.js`) calls one callback of ours with the slot's id and what
+//! happened. A wasm-bindgen closure per wait cost two JavaScript objects, a finalization
+//! registry cell and an externref each: with 100 000 calls pending, the collector's work
+//! ruled the event loop. An id carries a generation, so a timer or a promise that fires after
+//! its wait ended finds nothing.
+
+use std::cell::{Cell, RefCell};
+
+use wasm_bindgen::prelude::*;
+
+use super::latch::Latch;
+
+#[wasm_bindgen(module = "/js/guard.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = setWaker)]
+    fn set_waker(f: &JsValue);
+}
+
+/// What a wake-up says; it becomes the waiter's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Timeout = 0,
+    Deadline = 1,
+    Aborted = 2,
+    Fulfilled = 3,
+    Rejected = 4,
+    Slept = 5,
+}
+
+impl Kind {
+    fn from_code(code: u32) -> Option<Kind> {
+        [Kind::Timeout, Kind::Deadline, Kind::Aborted, Kind::Fulfilled, Kind::Rejected, Kind::Slept]
+            .into_iter()
+            .find(|k| *k as u32 == code)
+    }
+
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+}
+
+/// The latch a wake-up sets: the kind, and the value that came with it.
+pub type Woken = Latch<(Kind, JsValue)>;
+
+struct Slot {
+    generation: u32,
+    latch: Option<Woken>,
+}
+
+thread_local! {
+    static SLOTS: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
+    static FREE: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    static READY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A slot in the table; freed (and its id made stale) when dropped.
+pub struct Waiter {
+    index: u32,
+    generation: u32,
+}
+
+impl Waiter {
+    /// A new slot whose wake-ups set `latch`.
+    pub fn new(latch: &Woken) -> Waiter {
+        ensure_waker();
+        let index = FREE.with(|f| f.borrow_mut().pop());
+        SLOTS.with(|slots| {
+            let mut slots = slots.borrow_mut();
+            let index = index.unwrap_or_else(|| {
+                slots.push(Slot { generation: 0, latch: None });
+                (slots.len() - 1) as u32
+            });
+            let slot = &mut slots[index as usize];
+            slot.latch = Some(latch.clone());
+            Waiter { index, generation: slot.generation }
+        })
+    }
+
+    /// The id JavaScript passes back: index and generation in one exact number.
+    pub fn id(&self) -> f64 {
+        f64::from(self.generation) * 4_294_967_296.0 + f64::from(self.index)
+    }
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        SLOTS.with(|slots| {
+            if let Some(slot) = slots.borrow_mut().get_mut(self.index as usize) {
+                slot.generation = slot.generation.wrapping_add(1);
+                slot.latch = None;
+            }
+        });
+        FREE.with(|f| f.borrow_mut().push(self.index));
+    }
+}
+
+/// The callback JavaScript calls: `(id, kind, value)`.
+fn on_wake(id: f64, code: u32, value: JsValue) {
+    let (Some(kind), true) = (Kind::from_code(code), id.is_finite() && id >= 0.0) else { return };
+    let (generation, index) = ((id / 4_294_967_296.0) as u32, (id % 4_294_967_296.0) as u32);
+    let latch = SLOTS.with(|slots| {
+        let slots = slots.try_borrow().ok()?;
+        let slot = slots.get(index as usize)?;
+        (slot.generation == generation).then(|| slot.latch.clone()).flatten()
+    });
+    // Set outside the table's borrow: waking a task may run code that makes waiters.
+    if let Some(latch) = latch {
+        latch.set((kind, value));
+    }
+}
+
+fn ensure_waker() {
+    if READY.with(Cell::get) {
+        return;
+    }
+    READY.with(|r| r.set(true));
+    let callback = Closure::<dyn FnMut(f64, u32, JsValue)>::new(on_wake);
+    set_waker(callback.as_ref());
+    // One for the life of the module.
+    callback.forget();
+}
