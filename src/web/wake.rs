@@ -50,6 +50,11 @@ struct Slot {
     latch: Option<Woken>,
 }
 
+/// Bits of an id that name the slot: 8 million waits at once, far beyond any memory here.
+const INDEX_BITS: u32 = 23;
+/// Generations wrap within the 30 bits left of a double's 53.
+const GENERATION_MASK: u32 = (1 << 30) - 1;
+
 thread_local! {
     static SLOTS: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
     static FREE: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
@@ -71,7 +76,8 @@ impl Waiter {
             let mut slots = slots.borrow_mut();
             let index = index.unwrap_or_else(|| {
                 slots.push(Slot { generation: 0, latch: None });
-                (slots.len() - 1) as u32
+                // Past 2^23 slots ids would collide; no memory here holds that many waits.
+                ((slots.len() - 1) as u32) & ((1 << INDEX_BITS) - 1)
             });
             let slot = &mut slots[index as usize];
             slot.latch = Some(latch.clone());
@@ -79,9 +85,10 @@ impl Waiter {
         })
     }
 
-    /// The id JavaScript passes back: index and generation in one exact number.
+    /// The id JavaScript passes back: generation and index in one number a double holds
+    /// exactly (30 + 23 bits).
     pub fn id(&self) -> f64 {
-        f64::from(self.generation) * 4_294_967_296.0 + f64::from(self.index)
+        (u64::from(self.generation) << INDEX_BITS | u64::from(self.index)) as f64
     }
 }
 
@@ -89,7 +96,7 @@ impl Drop for Waiter {
     fn drop(&mut self) {
         SLOTS.with(|slots| {
             if let Some(slot) = slots.borrow_mut().get_mut(self.index as usize) {
-                slot.generation = slot.generation.wrapping_add(1);
+                slot.generation = slot.generation.wrapping_add(1) & GENERATION_MASK;
                 slot.latch = None;
             }
         });
@@ -100,7 +107,8 @@ impl Drop for Waiter {
 /// The callback JavaScript calls: `(id, kind, value)`.
 fn on_wake(id: f64, code: u32, value: JsValue) {
     let (Some(kind), true) = (Kind::from_code(code), id.is_finite() && id >= 0.0) else { return };
-    let (generation, index) = ((id / 4_294_967_296.0) as u32, (id % 4_294_967_296.0) as u32);
+    let id = id as u64;
+    let (generation, index) = ((id >> INDEX_BITS) as u32, (id & ((1 << INDEX_BITS) - 1)) as u32);
     let latch = SLOTS.with(|slots| {
         let slots = slots.try_borrow().ok()?;
         let slot = slots.get(index as usize)?;
