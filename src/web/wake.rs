@@ -74,14 +74,18 @@ impl Waiter {
         let index = FREE.with(|f| f.borrow_mut().pop());
         SLOTS.with(|slots| {
             let mut slots = slots.borrow_mut();
+            // 2^23 waits at once would need far more than wasm32's 4 GiB: ids never collide.
             let index = index.unwrap_or_else(|| {
                 slots.push(Slot { generation: 0, latch: None });
-                // Past 2^23 slots ids would collide; no memory here holds that many waits.
-                ((slots.len() - 1) as u32) & ((1 << INDEX_BITS) - 1)
+                (slots.len() - 1) as u32
             });
-            let slot = &mut slots[index as usize];
-            slot.latch = Some(latch.clone());
-            Waiter { index, generation: slot.generation }
+            match slots.get_mut(index as usize) {
+                Some(slot) => {
+                    slot.latch = Some(latch.clone());
+                    Waiter { index, generation: slot.generation }
+                }
+                None => Waiter { index, generation: GENERATION_MASK },
+            }
         })
     }
 
