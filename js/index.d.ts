@@ -223,7 +223,7 @@ export interface ScopeLimits {
   refillPerSecond?: number;
   /**
    * Share of the bucket kept for higher priorities, in [0, 1). Default 0.2: `refresh` never dips into it,
-   * `read` only into its upper third, `order` into its upper two thirds, `reconcile` into all of it.
+   * `read` only into its upper third, `order` into its upper two thirds, `reconcile` into all of it (whole tokens, rounded down).
    */
   reserve?: number;
   /** A response header with the provider's own count of weight used (e.g. "X-MBX-USED-WEIGHT-1M"): the local bucket follows it down. */

@@ -410,14 +410,20 @@ fn the_reserve_gives_reads_its_upper_third_and_orders_its_upper_two_thirds() {
     // 30 tokens, a reserve of 9 (0.3), no refill to speak of within the test.
     let available = |priority: Priority| {
         let mut b = budget(json!({ "capacity": 30, "refillPerSecond": 0.001, "reserve": 0.3, "retryQuota": false }));
-        let mut n = 0;
-        while b.admit(&Ask { priority, ..ask(0, 0) }).is_ok() {
-            n += 1;
-        }
-        n
+        // Bounded: a mutant without a bucket must fail this test, not hang it.
+        (0..100).take_while(|_| b.admit(&Ask { priority, ..ask(0, 0) }).is_ok()).count()
     };
     assert_eq!(available(Priority::Refresh), 21, "refreshes stay out of the 9-token reserve");
     assert_eq!(available(Priority::Read), 24, "reads take its upper third (3 of 9)");
     assert_eq!(available(Priority::Order), 27, "orders take its upper two thirds (6 of 9)");
     assert_eq!(available(Priority::Reconcile), 30, "reconciliation takes all of it");
+}
+
+#[test]
+fn a_one_token_bucket_serves_every_priority_a_fraction_of_a_token_reserves_nothing() {
+    for priority in [Priority::Refresh, Priority::Read, Priority::Order, Priority::Reconcile] {
+        // The default reserve is 0.2: a fifth of one token, which no request could use.
+        let mut b = budget(json!({ "capacity": 1, "refillPerSecond": 1, "retryQuota": false }));
+        assert!(b.admit(&Ask { priority, ..ask(0, 0) }).is_ok(), "{priority:?} refused by a one-token bucket");
+    }
 }

@@ -48,7 +48,9 @@ impl Bucket {
             Priority::Order => 1,
             Priority::Reconcile => 0,
         };
-        u128::from(self.capacity) * u128::from(self.reserve_permille) * share / 3
+        // Whole tokens: no request weighs less than one, so a fraction of a token protects nobody
+        // and would only keep a one-token bucket from ever serving a read.
+        u128::from(self.capacity) * u128::from(self.reserve_permille) * share / 3 / 1000 * 1000
     }
 
     /// The earliest instant (ms) at or after `earliest` when `weight` fits above the floor of

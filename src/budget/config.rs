@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | `capacity` | none (no token limit) | tokens per scope; a request spends its `weight` |
 //! | `refillPerSecond` | required with `capacity` | tokens added back per second |
-//! | `reserve` | 0.2 | share of each bucket kept for higher priorities: `refresh` may not dip into it, `read` into its upper third, `order` into its upper two thirds, `reconcile` takes all |
+//! | `reserve` | 0.2 | share of each bucket kept for higher priorities: `refresh` may not dip into it, `read` into its upper third, `order` into its upper two thirds, `reconcile` takes all (whole tokens, rounded down) |
 //! | `retryQuota` | on: 500, retry 5, after timeout 10, success +1 | `false` turns it off |
 //! | `usedWeightHeader` | none | response header with the provider's own count of weight used (e.g. `X-MBX-USED-WEIGHT-1M`) |
 //! | `scopes` | none | per-scope overrides of `capacity`, `refillPerSecond`, `reserve`, `usedWeightHeader` |
