@@ -234,23 +234,20 @@ impl Client {
             }
         };
         loop {
-            action = match action {
+            if let Action::Stop(stop) = action {
                 // The last records are reported by `settle`, once the store has had its say.
-                Action::Stop(stop) => return Box::pin(self.settle(call, stop)).await,
-                Action::Send { timeout_ms, .. } => {
-                    self.report(&call.op, &mut call.reported);
-                    match Box::pin(self.save(&mut call)).await {
-                        Some(stop) => Action::Stop(stop),
-                        None => Box::pin(self.attempt(&mut call, timeout_ms)).await,
-                    }
-                }
-                Action::Sleep { until } => {
-                    self.report(&call.op, &mut call.reported);
-                    match Box::pin(self.save(&mut call)).await {
-                        Some(stop) => Action::Stop(stop),
-                        None => Box::pin(self.sleep(&mut call.op, until, &call.abort)).await,
-                    }
-                }
+                return Box::pin(self.settle(call, stop)).await;
+            }
+            self.report(&call.op, &mut call.reported);
+            // Saved before the request leaves and before each sleep, so a restart resumes from here.
+            if let Some(stop) = Box::pin(self.save(&mut call)).await {
+                action = Action::Stop(stop);
+                continue;
+            }
+            action = match action {
+                Action::Send { timeout_ms, .. } => Box::pin(self.attempt(&mut call, timeout_ms)).await,
+                Action::Sleep { until } => Box::pin(self.sleep(&mut call.op, until, &call.abort)).await,
+                stop @ Action::Stop(_) => stop,
             };
         }
     }

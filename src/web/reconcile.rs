@@ -103,16 +103,7 @@ impl Client {
             return Err(type_error("reconcile: query must be a function"));
         }
         let (policy, signal) = reconcile_options(options).map_err(|e| invalid("reconcile options", &e))?;
-        let start = Start {
-            policy,
-            kind: OperationKind::Read,
-            priority: Priority::Reconcile,
-            scope: format!("reconcile:{key}"),
-            weight: 1,
-            key: Some(key.clone()),
-            method: None,
-            url: None,
-        };
+        let start = status_start(&key, policy, "reconcile");
         Ok(Reconciliation {
             key,
             query,
@@ -221,16 +212,7 @@ impl Client {
     fn resolution_start(&self, key: &str) -> Start {
         let timeout = self.policy.attempt_timeout_ms();
         let policy = self.policy.with_call_deadline("deadlineMs", timeout).unwrap_or_else(|_| Policy::default());
-        Start {
-            policy,
-            kind: OperationKind::Read,
-            priority: Priority::Reconcile,
-            scope: format!("resolve:{key}"),
-            weight: 1,
-            key: Some(key.to_owned()),
-            method: None,
-            url: None,
-        }
+        status_start(key, policy, "resolve")
     }
 
     /// The `RetryError` (reason `store`, or `deadline`/`aborted` when a store call was cut).
@@ -261,6 +243,21 @@ impl Client {
             note: Some(&detail),
             cause: Some(cause("Error", &detail)),
         })
+    }
+}
+
+/// What settling `key` runs as: reads at reconciliation priority, in a scope of their own
+/// (`<what>:<key>`) until the order's own scope is known.
+fn status_start(key: &str, policy: Policy, what: &str) -> Start {
+    Start {
+        policy,
+        kind: OperationKind::Read,
+        priority: Priority::Reconcile,
+        scope: format!("{what}:{key}"),
+        weight: 1,
+        key: Some(key.to_owned()),
+        method: None,
+        url: None,
     }
 }
 
