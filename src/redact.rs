@@ -126,11 +126,8 @@ fn redact_pair(pair: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
 fn redact_value(value: &str, extra: &dyn Fn(&str) -> bool, depth: u32, rounds: u32) -> Option<String> {
     let decoded = percent_decode(value);
     let encoded = decoded != value;
-    let url_like = match (decoded.find("://"), decoded.find('=')) {
-        (Some(scheme), Some(pair)) => scheme < pair,
-        (Some(_), None) => true,
-        (None, _) => decoded.starts_with('/') || decoded.starts_with('?'),
-    };
+    // Read by how it starts: a `://` further in belongs to a value deeper down.
+    let url_like = starts_with_scheme(&decoded) || decoded.starts_with('/') || decoded.starts_with('?');
     let nested = url_like || decoded.contains('=');
     if !nested && !encoded {
         return None;
@@ -151,6 +148,14 @@ fn redact_value(value: &str, extra: &dyn Fn(&str) -> bool, depth: u32, rounds: u
         Some(inner) if inner != decoded => Some(if encoded { encode_component(&inner) } else { inner }),
         _ => None,
     }
+}
+
+/// `scheme://…`, the scheme as RFC 3986 spells it.
+fn starts_with_scheme(text: &str) -> bool {
+    let Some((scheme, _)) = text.split_once("://") else { return false };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
 }
 
 /// Whether a (decoded) parameter name looks like a credential.

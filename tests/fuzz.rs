@@ -1882,6 +1882,18 @@ fn mutations_reach_every_node() {
 mod regressions {
     use super::*;
 
+    /// src/redact.rs `redact_value`: a value was read as a URL or a query string by where the
+    /// first `://` stood, even one of a deeper, still-encoded level; re-encoding that level
+    /// changed the reading, so a second pass redacted what the first had kept (`traceId`).
+    /// Found by `redaction_is_total_and_idempotent` in the 10^6-case run.
+    #[test]
+    fn a_scheme_deeper_down_does_not_decide_how_a_value_is_read() {
+        let url = "https://x.test?symbol=%2F%3FtraceId%3DAAAAA0AA%26signature%3DAAA0AAA0%26symbol%3Dsignature%253Dhttps://0AA00AA%2526signature%253DAA0AAA0A#AAA0A0A0";
+        let once = redact_url_with(url, &extra);
+        assert_eq!(redact_url_with(&once, &extra), once, "{url}");
+        assert!(!decode_all(&once).contains("AAAAA0AA"), "the caller's traceId is redacted the first time: {once}");
+    }
+
     fn spec(json: Value) -> ReplaySpec {
         ReplaySpec::from_options(&loose(&json)).expect("a valid spec")
     }
