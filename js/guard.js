@@ -1,7 +1,7 @@
 // The only JavaScript that runs the caller's code on wasm's behalf. Nothing here throws: a
 // throw becomes the FAILED value, and the thrown value waits in `thrown` for taken().
-// Why not wasm-bindgen's `catch`: with reference types, a `catch` import that returns a value
-// leaks one externref slot every time it throws, so 10 000 hostile getters would grow memory.
+// Why not wasm-bindgen's `catch` alone: with reference types, a `catch` import that returns a
+// value leaks one externref slot every time it throws, so 10 000 hostile getters would grow memory.
 const FAILED = Object.freeze({ failed: true });
 let thrown;
 

@@ -1,4 +1,4 @@
-//! Every JavaScript call that can run user code, declared with `catch`.
+//! Every JavaScript call that can run user code, through `js/guard.js` (and `catch`).
 //!
 //! A JavaScript exception that unwinds through a wasm frame skips the frame's epilogue and
 //! leaks shadow stack until the module dies. A getter, a `Proxy` trap, a thenable or a
@@ -11,47 +11,50 @@ use wasm_bindgen::prelude::*;
 use super::wake::Kind;
 use crate::backoff::MAX_TIMER_MS;
 
-// js/guard.js never throws: a throw comes back as its FAILED value (see there why not `catch`).
+// js/guard.js never throws: a throw comes back as its FAILED value (see there why `catch`
+// alone is not enough). `catch` stays as a second net, for a throw the guard cannot catch.
 #[wasm_bindgen(module = "/js/guard.js")]
 extern "C" {
-    fn failed() -> JsValue;
-    fn taken() -> JsValue;
-    #[wasm_bindgen(js_name = get)]
-    fn js_get(target: &JsValue, key: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = call)]
-    fn call0(f: &JsValue, this: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = call)]
-    fn call1(f: &JsValue, this: &JsValue, a: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = call)]
-    fn call2(f: &JsValue, this: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = construct)]
-    fn construct1(class: &JsValue, a: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = construct)]
-    fn construct2(class: &JsValue, a: &JsValue, b: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = keys)]
-    fn js_keys(target: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = isArray)]
-    fn js_is_array(value: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = prototypeOf)]
-    fn js_prototype_of(value: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = ownDescriptor)]
-    fn own_descriptor(target: &JsValue, key: &str, field: &str) -> JsValue;
-    #[wasm_bindgen(js_name = define)]
-    fn js_define(target: &JsValue, key: &str, value: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = parseJson)]
-    fn js_parse_json(text: &str) -> JsValue;
-    #[wasm_bindgen(js_name = toJson)]
-    fn js_to_json(value: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = timer)]
-    fn js_timer(ms: f64, id: f64, kind: u32) -> JsValue;
-    #[wasm_bindgen(js_name = clearTimer)]
-    fn js_clear_timer(handle: &JsValue);
-    #[wasm_bindgen(js_name = follow)]
-    fn js_follow(value: &JsValue, id: f64, fulfilled: u32, rejected: u32);
-    #[wasm_bindgen(js_name = listen)]
-    fn js_listen(signal: &JsValue, id: f64, kind: u32) -> JsValue;
-    #[wasm_bindgen(js_name = unlisten)]
-    fn js_unlisten(signal: &JsValue, listener: &JsValue);
+    #[wasm_bindgen(catch)]
+    fn failed() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    fn taken() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = get)]
+    fn js_get(target: &JsValue, key: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = call)]
+    fn call0(f: &JsValue, this: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = call)]
+    fn call1(f: &JsValue, this: &JsValue, a: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = call)]
+    fn call2(f: &JsValue, this: &JsValue, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = construct)]
+    fn construct1(class: &JsValue, a: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = construct)]
+    fn construct2(class: &JsValue, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = keys)]
+    fn js_keys(target: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = isArray)]
+    fn js_is_array(value: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = prototypeOf)]
+    fn js_prototype_of(value: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = ownDescriptor)]
+    fn own_descriptor(target: &JsValue, key: &str, field: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = define)]
+    fn js_define(target: &JsValue, key: &str, value: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = parseJson)]
+    fn js_parse_json(text: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = toJson)]
+    fn js_to_json(value: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = timer)]
+    fn js_timer(ms: f64, id: f64, kind: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = clearTimer)]
+    fn js_clear_timer(handle: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = follow)]
+    fn js_follow(value: &JsValue, id: f64, fulfilled: u32, rejected: u32) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = listen)]
+    fn js_listen(signal: &JsValue, id: f64, kind: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = unlisten)]
+    fn js_unlisten(signal: &JsValue, listener: &JsValue) -> Result<(), JsValue>;
 }
 
 #[wasm_bindgen]
@@ -64,13 +67,15 @@ extern "C" {
 }
 
 thread_local! {
-    static FAILED: JsValue = failed();
+    // Should the guard be missing, a fresh object: equal to nothing a call returns.
+    static FAILED: JsValue = failed().unwrap_or_else(|_| js_sys::Object::new().into());
 }
 
 /// What a guarded call returned, or what it threw.
-fn checked(value: JsValue) -> Result<JsValue, JsValue> {
+fn checked(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
+    let value = value?;
     if FAILED.with(|f| *f == value) {
-        Err(taken())
+        Err(taken().unwrap_or(JsValue::UNDEFINED))
     } else {
         Ok(value)
     }
@@ -227,12 +232,12 @@ pub fn timer(ms: u64, id: f64, kind: Kind) -> Option<JsValue> {
 }
 
 pub fn clear_timer(handle: &JsValue) {
-    js_clear_timer(handle);
+    let _ = js_clear_timer(handle);
 }
 
 /// Wakes waiter `id` when `value` settles, whatever its `then` does.
 pub fn follow(value: &JsValue, id: f64) {
-    js_follow(value, id, Kind::Fulfilled.code(), Kind::Rejected.code());
+    let _ = js_follow(value, id, Kind::Fulfilled.code(), Kind::Rejected.code());
 }
 
 /// Wakes waiter `id` when `signal` aborts; the listener to remove, if one could be added.
@@ -241,5 +246,5 @@ pub fn listen(signal: &JsValue, id: f64, kind: Kind) -> Option<JsValue> {
 }
 
 pub fn unlisten(signal: &JsValue, listener: &JsValue) {
-    js_unlisten(signal, listener);
+    let _ = js_unlisten(signal, listener);
 }

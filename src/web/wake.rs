@@ -15,8 +15,8 @@ use super::latch::Latch;
 
 #[wasm_bindgen(module = "/js/guard.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = setWaker)]
-    fn set_waker(f: &JsValue);
+    #[wasm_bindgen(catch, js_name = setWaker)]
+    fn set_waker(f: &JsValue) -> Result<(), JsValue>;
 }
 
 /// What a wake-up says; it becomes the waiter's value.
@@ -130,7 +130,7 @@ fn ensure_waker() {
     }
     READY.with(|r| r.set(true));
     let callback = Closure::<dyn FnMut(f64, u32, JsValue)>::new(on_wake);
-    set_waker(callback.as_ref());
+    let _ = set_waker(callback.as_ref());
     // One for the life of the module.
     callback.forget();
 }
