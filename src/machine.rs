@@ -333,6 +333,11 @@ impl Operation {
         self.start.key.as_deref()
     }
 
+    /// The request's URL, redacted.
+    pub fn url(&self) -> Option<&str> {
+        self.start.url.as_deref()
+    }
+
     pub fn policy(&self) -> &Policy {
         &self.start.policy
     }

@@ -161,8 +161,13 @@ fn starts_with_scheme(text: &str) -> bool {
 /// Whether a (decoded) parameter name looks like a credential.
 pub fn is_secret(name: &str) -> bool {
     // ASCII folding is enough for parameter names, and keeps Unicode case tables out of the wasm.
-    let normalized: String = name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect();
+    let normalized = normalized_name(name);
     SECRET_PARTS.iter().any(|part| normalized.contains(part)) || SECRET_NAMES.contains(&normalized.as_str())
+}
+
+/// A parameter name as names are compared: ASCII letters and digits only, lower-cased.
+pub fn normalized_name(name: &str) -> String {
+    name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
 }
 
 /// Percent-decodes (and `+` as space) until nothing changes, a few rounds at most: a name

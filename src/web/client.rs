@@ -24,7 +24,7 @@ use super::race::{Cut, Race};
 use super::request::{RequestTemplate, Unread};
 use super::response::Received;
 use super::secrets::Secrets;
-use super::store::{pending_name, Fault, Store};
+use super::store::{pending_name, still_pending, Fault, Store};
 use super::timer;
 use super::to_js;
 use crate::budget::{Budget, Priority};
@@ -190,7 +190,8 @@ impl Client {
             weight: call.weight,
             key: call.key.clone(),
             method: Some(template.method.clone()),
-            url: Some(self.secrets.url(&template.url)),
+            // `begin` applies the built-in redaction; the caller's own names only when there are some.
+            url: Some(if self.secrets.is_empty() { template.url.clone() } else { self.secrets.url(&template.url) }),
         };
         Ok(Call {
             op: Operation::begin(start, now, wall),
@@ -323,9 +324,7 @@ impl Client {
                 call.last_cause = Some(cause("Error", &detail));
                 call.note = Some(detail);
             }
-            None if why.reason == Reason::Deadline => {
-                call.note = Some(format!("{} was still pending at the deadline", pending_name(why.pending)))
-            }
+            None if why.reason == Reason::Deadline => call.note = Some(still_pending(why.pending, Cut::Deadline)),
             None => {}
         }
         stop
@@ -415,7 +414,7 @@ impl Client {
         Err(self.error(Failure {
             stop,
             method: &call.template.method,
-            url: &self.secrets.url(&call.template.url),
+            url: call.op.url().unwrap_or_default(),
             key: call.op.key(),
             response,
             records: call.op.records(),

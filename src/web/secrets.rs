@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use super::guard;
 use super::value::{field, kind, unreadable};
 use crate::input::{InvalidOption, Problem};
-use crate::redact::{redact_text_with, redact_url_with};
+use crate::redact::{normalized_name, redact_text_with, redact_url_with};
 
 #[derive(Default)]
 pub struct Secrets {
@@ -14,10 +14,6 @@ pub struct Secrets {
     names: Vec<String>,
     /// Copies of the caller's `RegExp`s, without the `g`/`y` flags that would make `test` stateful.
     patterns: Vec<JsValue>,
-}
-
-fn normalized(name: &str) -> String {
-    name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
 }
 
 impl Secrets {
@@ -39,7 +35,7 @@ impl Secrets {
             let at = format!("redact[{i}]");
             let item = guard::item(value, i).map_err(|e| unreadable(&at, &e))?;
             if let Some(name) = item.as_string() {
-                let name = normalized(&name);
+                let name = normalized_name(&name);
                 if name.is_empty() {
                     return Err(InvalidOption::new(&at, Problem::Empty));
                 }
@@ -56,10 +52,15 @@ impl Secrets {
         Ok(secrets)
     }
 
+    /// No names or patterns of the caller's: the built-in redaction is all there is.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.patterns.is_empty()
+    }
+
     /// Whether a decoded parameter name is one of the caller's secrets. A pattern that throws
     /// counts as a match: when in doubt, redact.
     pub fn is_secret(&self, name: &str) -> bool {
-        let n = normalized(name);
+        let n = normalized_name(name);
         self.names.contains(&n)
             || self
                 .patterns

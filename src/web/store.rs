@@ -40,16 +40,19 @@ impl Fault {
     pub fn describe(self) -> String {
         match self {
             Fault::Failed { detail, .. } => detail,
-            Fault::Cut { pending, cut } => {
-                let when = match cut {
-                    Cut::Deadline => "at the deadline",
-                    Cut::Timeout => "after an attempt timeout",
-                    Cut::Aborted => "when the caller aborted",
-                };
-                format!("{} was still pending {when}", pending_name(pending))
-            }
+            Fault::Cut { pending, cut } => still_pending(pending, cut),
         }
     }
+}
+
+/// What a message says of a step that `cut` ended before it settled.
+pub fn still_pending(pending: Pending, cut: Cut) -> String {
+    let when = match cut {
+        Cut::Deadline => "at the deadline",
+        Cut::Timeout => "after an attempt timeout",
+        Cut::Aborted => "when the caller aborted",
+    };
+    format!("{} was still pending {when}", pending_name(pending))
 }
 
 /// How a pending step reads in a message.
