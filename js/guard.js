@@ -94,13 +94,6 @@ export function parseJson(text) {
   }
 }
 
-export function toJson(value) {
-  try {
-    return JSON.stringify(value);
-  } catch (e) {
-    return fail(e);
-  }
-}
 
 // One callback of the shell's, for every timer, abort listener and settling value: each gets
 // the id of its waiter and what happened (see src/web/wake.rs). No closure is made per wait.

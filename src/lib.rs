@@ -32,6 +32,7 @@ pub mod draw;
 pub mod durable;
 pub mod gate;
 pub mod input;
+pub mod json;
 pub mod machine;
 pub mod policy;
 pub mod reason;

@@ -30,6 +30,7 @@ use proptest::test_runner::TestCaseError;
 use retryline::backoff::MAX_TIMER_MS;
 use retryline::budget::{BudgetConfig, Limits};
 use retryline::durable::Saved;
+use retryline::json::FromLoose;
 use retryline::input::MAX_SAFE_INTEGER;
 use retryline::redact::{is_secret, redact_text_with, redact_url, redact_url_with};
 use retryline::retry_after::{http_date_ms, parse, ProviderWait, RetryAfterForm};
@@ -1782,6 +1783,8 @@ mod properties {
             let _ = value.read::<Policy>();
             let _ = value.read::<OperationState>();
             let _ = value.read::<Saved>();
+            let _ = <Saved as FromLoose>::from_loose(&value);
+            let _ = <OperationState as FromLoose>::from_loose(&value);
         }
 
         /// Saved states, valid or damaged: reading never panics, a valid one reads back as
@@ -1799,9 +1802,10 @@ mod properties {
                 let mut at = at % size(&tree);
                 mutate(&mut tree, &mut at, m);
             }
-            let as_saved = tree.read::<Saved>();
+            // Read as the wasm shell reads it (hand-written), not through serde.
+            let as_saved = <Saved as FromLoose>::from_loose(&tree);
             let state_tree = given(&tree, "state").cloned().unwrap_or(Loose::Absent);
-            let as_state = state_tree.read::<OperationState>();
+            let as_state = <OperationState as FromLoose>::from_loose(&state_tree);
             // Intact, it reads back as itself (JavaScript numbers hold integers up to 2^53 − 1 only).
             if damage.is_empty() && exact_in_javascript(&saved) {
                 let original: Saved = serde_json::from_value(saved.clone()).expect("serde_json reads it");

@@ -43,8 +43,6 @@ extern "C" {
     fn js_define(target: &JsValue, key: &str, value: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = parseJson)]
     fn js_parse_json(text: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_name = toJson)]
-    fn js_to_json(value: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = timer)]
     fn js_timer(ms: f64, id: f64, kind: u32) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = clearTimer)]
@@ -167,10 +165,6 @@ pub fn wall_clock() -> Option<f64> {
 
 pub fn parse_json(text: &str) -> Result<JsValue, JsValue> {
     checked(js_parse_json(text))
-}
-
-pub fn to_json(value: &JsValue) -> Result<String, JsValue> {
-    checked(js_to_json(value))?.as_string().ok_or_else(|| js_sys::TypeError::new("not serializable to JSON").into())
 }
 
 /// The longest text taken from a thrown value: enough for any platform message.

@@ -6,10 +6,10 @@ use std::cell::RefCell;
 use super::clock;
 use super::race::Race;
 use super::store::{Fault, Store};
-use super::to_js;
 use super::value::loose;
 use crate::budget::Budget;
 use crate::durable::{self, Claim, Refusal, Saved};
+use crate::json::{to_json, FromLoose};
 use crate::machine::Operation;
 use crate::record::{AttemptRecord, Pending};
 use crate::state::OperationState;
@@ -37,7 +37,7 @@ impl Keyed<'_> {
             detail: format!("the stored state of key \"{}\" is unreadable: {detail}", self.key),
         };
         let value = loose(&value, "state").map_err(|e| unreadable(e.to_string()))?;
-        value.read::<Saved>().map(Some).map_err(|e| unreadable(e.to_string()))
+        Saved::from_loose(&value).map(Some).map_err(|e| unreadable(e.within("state").to_string()))
     }
 
     /// Claims the key, waiting once for another owner's live lease if it ends by
@@ -65,9 +65,7 @@ impl Keyed<'_> {
     pub async fn save(&self, op: &Operation, budget: &RefCell<Budget>, race: &Race) -> Result<(), Fault> {
         let (now, wall) = (clock::now(), clock::wall_now());
         let saved = Saved::of(op, self.owner, now, wall, &budget.borrow());
-        let value = to_js(&saved)
-            .map_err(|e| Fault::Failed { pending: Pending::StoreSet, detail: super::guard::describe(&e) })?;
-        self.store.set(self.key, &value, race).await
+        self.store.set(self.key, to_json(&saved), race).await
     }
 
     /// The operation ended: an unresolved order stays (refusing the key), anything else is removed.

@@ -31,10 +31,11 @@ pub use client::RetryClient;
 pub use error::set_error_class;
 pub use replay::replay_js;
 
-use serde::Serialize;
 use wasm_bindgen::JsValue;
 
-/// Plain JSON-like JavaScript values: objects (not `Map`s), `null` for `None`.
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| error::type_error(&e.to_string()))
+use crate::json::{to_json, ToJson};
+
+/// Plain JavaScript values from the core's JSON forms: one `JSON.parse`, not a crossing per field.
+fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    guard::parse_json(&to_json(value))
 }

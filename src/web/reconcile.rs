@@ -162,10 +162,7 @@ impl Client {
             Ok(Some(mut saved)) => {
                 saved.escalated |= escalated;
                 saved.last_evidence = evidence.or(saved.last_evidence);
-                match to_js(&saved) {
-                    Ok(value) => self.store.set(&key, &value, &race).await,
-                    Err(e) => Err(Fault::Failed { pending: Pending::StoreSet, detail: guard::describe(&e) }),
-                }
+                self.store.set(&key, crate::json::to_json(&saved), &race).await
             }
             Ok(None) => Ok(()),
             Err(fault) => Err(fault),

@@ -128,9 +128,9 @@ impl Store {
         }
     }
 
-    pub async fn set(&self, key: &str, value: &JsValue, race: &Race) -> Result<(), Fault> {
+    /// Stores `text` (JSON) under `key`.
+    pub async fn set(&self, key: &str, text: String, race: &Race) -> Result<(), Fault> {
         let pending = Pending::StoreSet;
-        let text = guard::to_json(value).map_err(|e| failed(pending, &e))?;
         match self {
             Store::Memory(map) => {
                 map.borrow_mut().insert(key.to_owned(), text);

@@ -1,0 +1,13 @@
+//! Hand-written JSON for what the shell hands out and stores: records, saved states,
+//! budget snapshots, replay reports. The forms are exactly serde's derived ones (a test
+//! compares them with serde_json), without serde's derives and serde-wasm-bindgen in the
+//! wasm build, which cost it about 20 KB gzip.
+
+mod names;
+mod read;
+mod records;
+mod state;
+mod write;
+
+pub use read::{Fields, FromLoose};
+pub use write::{to_json, Object, ToJson};

@@ -1,0 +1,108 @@
+//! The enums that travel as names (kebab-case, as serde's `rename_all` wrote them).
+
+use super::{FromLoose, ToJson};
+use crate::budget::{Limit, Priority};
+use crate::classify::{Observed, OperationKind};
+use crate::input::{text, InvalidOption, Loose, Problem};
+use crate::policy::Jitter;
+use crate::reason::Reason;
+use crate::reconcile::Evidence;
+use crate::record::{Decision, Pending};
+use crate::retry_after::RetryAfterForm;
+
+macro_rules! named {
+    ($ty:ty { $($variant:path => $name:literal),* $(,)? }) => {
+        impl ToJson for $ty {
+            fn write_json(&self, out: &mut String) {
+                let name = match self { $($variant => $name),* };
+                name.write_json(out)
+            }
+        }
+
+        impl FromLoose for $ty {
+            fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+                match text("", value)? {
+                    $($name => Ok($variant),)*
+                    _ => Err(InvalidOption::new("", Problem::UnknownName {
+                        allowed: concat!($("\"", $name, "\" "),*),
+                    })),
+                }
+            }
+        }
+    };
+}
+
+named!(Reason {
+    Reason::Success => "success",
+    Reason::Retryable => "retryable",
+    Reason::Throttled => "throttled",
+    Reason::NonRetryable => "non-retryable",
+    Reason::Attempts => "attempts",
+    Reason::Deadline => "deadline",
+    Reason::ProviderWait => "provider-wait",
+    Reason::Budget => "budget",
+    Reason::Banned => "banned",
+    Reason::RateLimited => "rate-limited",
+    Reason::UnknownOutcome => "unknown-outcome",
+    Reason::Aborted => "aborted",
+    Reason::Store => "store",
+});
+
+named!(Decision { Decision::Sent => "sent", Decision::Refused => "refused" });
+
+named!(Pending {
+    Pending::Response => "response",
+    Pending::Body => "body",
+    Pending::RequestBody => "request-body",
+    Pending::Query => "query",
+    Pending::Lease => "lease",
+    Pending::StoreGet => "store-get",
+    Pending::StoreSet => "store-set",
+    Pending::StoreDelete => "store-delete",
+});
+
+named!(OperationKind {
+    OperationKind::Read => "read",
+    OperationKind::Idempotent => "idempotent",
+    OperationKind::Order => "order",
+});
+
+named!(Observed {
+    Observed::Response => "response",
+    Observed::Timeout => "timeout",
+    Observed::NetworkError => "network-error",
+    Observed::Aborted => "aborted",
+    Observed::Interrupted => "interrupted",
+});
+
+named!(RetryAfterForm {
+    RetryAfterForm::Seconds => "seconds",
+    RetryAfterForm::Date => "date",
+    RetryAfterForm::Unparseable => "unparseable",
+    RetryAfterForm::Clamped => "clamped",
+});
+
+named!(Evidence {
+    Evidence::Filled => "filled",
+    Evidence::PartiallyFilled => "partially-filled",
+    Evidence::Open => "open",
+    Evidence::Canceled => "canceled",
+    Evidence::Rejected => "rejected",
+    Evidence::NotFound => "not-found",
+});
+
+named!(Limit { Limit::Tokens => "tokens", Limit::RetryQuota => "retry-quota" });
+
+named!(Priority {
+    Priority::Refresh => "refresh",
+    Priority::Read => "read",
+    Priority::Order => "order",
+    Priority::Reconcile => "reconcile",
+});
+
+named!(Jitter {
+    Jitter::Full => "full",
+    Jitter::Equal => "equal",
+    Jitter::Decorrelated => "decorrelated",
+    Jitter::None => "none",
+});

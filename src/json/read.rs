@@ -1,0 +1,116 @@
+//! Reading saved JSON back, from the [`Loose`] values the shell already builds: field by
+//! field, with the same rules as the derived forms (unknown fields refused where serde
+//! refused them, missing optional fields read as `null`), naming the field on error.
+
+use crate::input::{text, whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
+
+/// A value readable from its JSON form.
+pub trait FromLoose: Sized {
+    /// Errors name the field relative to `value` (the caller prefixes its own path).
+    fn from_loose(value: &Loose) -> Result<Self, InvalidOption>;
+}
+
+/// The fields of a JSON object.
+pub struct Fields<'a> {
+    entries: &'a [(String, Loose)],
+}
+
+impl<'a> Fields<'a> {
+    /// The object's fields, whatever their names.
+    pub fn of(value: &'a Loose) -> Result<Self, InvalidOption> {
+        match value {
+            Loose::Map(entries) => Ok(Fields { entries }),
+            other => Err(InvalidOption::new("", Problem::WrongType { expected: "an object", found: other.kind() })),
+        }
+    }
+
+    /// The object's fields; any name outside `known` is refused (serde's `deny_unknown_fields`).
+    pub fn only(value: &'a Loose, known: &[&str]) -> Result<Self, InvalidOption> {
+        let fields = Fields::of(value)?;
+        match fields.entries.iter().find(|(name, _)| !known.contains(&name.as_str())) {
+            Some((name, _)) => Err(InvalidOption::new(name, Problem::UnknownField)),
+            None => Ok(fields),
+        }
+    }
+
+    /// The field's value; a missing field reads as `Absent`.
+    pub fn get(&self, name: &str) -> &'a Loose {
+        const ABSENT: &Loose = &Loose::Absent;
+        self.entries.iter().find(|(n, _)| n == name).map_or(ABSENT, |(_, value)| value)
+    }
+
+    pub fn read<T: FromLoose>(&self, name: &str) -> Result<T, InvalidOption> {
+        T::from_loose(self.get(name)).map_err(|e| e.within(name))
+    }
+
+    /// A field that may be missing (or `null`): the type's default then.
+    pub fn read_or_default<T: FromLoose + Default>(&self, name: &str) -> Result<T, InvalidOption> {
+        match self.get(name) {
+            Loose::Absent => Ok(T::default()),
+            _ => self.read(name),
+        }
+    }
+}
+
+impl FromLoose for u64 {
+    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+        whole("", value, 0, MAX_SAFE_INTEGER)
+    }
+}
+
+impl FromLoose for u32 {
+    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+        whole("", value, 0, u64::from(u32::MAX)).map(|n| n as u32)
+    }
+}
+
+impl FromLoose for u16 {
+    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+        whole("", value, 0, u64::from(u16::MAX)).map(|n| n as u16)
+    }
+}
+
+impl FromLoose for bool {
+    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+        match value {
+            Loose::Bool(b) => Ok(*b),
+            other => Err(InvalidOption::new("", Problem::WrongType { expected: "a boolean", found: other.kind() })),
+        }
+    }
+}
+
+impl FromLoose for String {
+    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+        text("", value).map(str::to_owned)
+    }
+}
+
+impl<T: FromLoose> FromLoose for Option<T> {
+    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+        match value {
+            Loose::Absent => Ok(None),
+            some => T::from_loose(some).map(Some),
+        }
+    }
+}
+
+impl<T: FromLoose> FromLoose for Vec<T> {
+    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+        let Loose::List(items) = value else {
+            return Err(InvalidOption::new("", Problem::WrongType { expected: "an array", found: value.kind() }));
+        };
+        let mut read = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            read.push(T::from_loose(item).map_err(|e| e.within(&index(i)))?);
+        }
+        Ok(read)
+    }
+}
+
+/// `[i]`, for a field path.
+fn index(i: usize) -> String {
+    let mut path = String::from("[");
+    crate::json::ToJson::write_json(&i, &mut path);
+    path.push(']');
+    path
+}
