@@ -1,9 +1,10 @@
-// Browser and bundler entry: the wasm module is inlined, so there is no init() and no asset URL.
-import { initSync, setErrorClass } from "../pkg/retryline.js";
-import { wasmBytes } from "../pkg/retryline_inline.js";
+// Browser and bundler entry: the wasm module ships as its own file, fetched and compiled while
+// it streams (bundlers see `new URL(…, import.meta.url)` and emit it as an asset).
+// `retryline/inline` is the same API with the bytes inlined, for setups that cannot serve assets.
+import init, { setErrorClass } from "../pkg/retryline.js";
 import { RetryError } from "./retry-error.js";
 
-initSync({ module: wasmBytes() });
+await init({ module_or_path: new URL("../pkg/retryline_bg.wasm", import.meta.url) });
 setErrorClass(RetryError);
 
 export { RetryClient, Budget, replay } from "../pkg/retryline.js";
