@@ -31,6 +31,7 @@ pub mod classify;
 pub mod draw;
 pub mod durable;
 pub mod gate;
+pub mod http_date;
 pub mod input;
 pub mod json;
 pub mod machine;

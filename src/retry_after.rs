@@ -4,8 +4,6 @@
 //! never a negative wait. A date is measured against the response's `Date` header
 //! when it has a valid one (the provider's own clock), else against the wall clock.
 
-use std::time::{Duration, UNIX_EPOCH};
-
 use serde::{Deserialize, Serialize};
 
 use crate::backoff::MAX_TIMER_MS;
@@ -70,7 +68,5 @@ fn trim_ows(value: &str) -> &str {
 
 /// An HTTP-date in any of its three forms, as Unix ms.
 pub fn http_date_ms(value: &str) -> Option<u64> {
-    let at = httpdate::parse_http_date(trim_ows(value)).ok()?;
-    let since: Duration = at.duration_since(UNIX_EPOCH).ok()?;
-    u64::try_from(since.as_millis()).ok()
+    crate::http_date::unix_seconds(trim_ows(value)).map(|seconds| seconds * 1000)
 }
