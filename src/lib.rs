@@ -42,6 +42,7 @@ pub mod record;
 pub mod redact;
 pub mod replay;
 pub mod retry_after;
+pub mod sorted_map;
 pub mod state;
 
 #[cfg(target_arch = "wasm32")]

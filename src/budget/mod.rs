@@ -20,11 +20,10 @@ pub mod config;
 pub mod meter;
 pub mod quota;
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::classify::OperationKind;
+use crate::sorted_map::SortedMap;
 use bucket::Bucket;
 pub use config::{BudgetConfig, Limits};
 use meter::Meter;
@@ -105,7 +104,7 @@ struct ScopeState {
     meter: Option<Meter>,
     quota: Option<Quota>,
     /// Grants whose attempt has not started yet, by id: when they may start.
-    queued: BTreeMap<u64, u64>,
+    queued: SortedMap<u64, u64>,
 }
 
 /// One scope of a [`Budget::snapshot`]. Ends are wall-clock Unix ms.
@@ -129,7 +128,7 @@ pub struct ScopeSnapshot {
 #[derive(Clone, Debug)]
 pub struct Budget {
     config: BudgetConfig,
-    scopes: BTreeMap<String, ScopeState>,
+    scopes: SortedMap<String, ScopeState>,
     next_grant: u64,
 }
 
@@ -141,7 +140,7 @@ impl Default for Budget {
 
 impl Budget {
     pub fn new(config: BudgetConfig) -> Self {
-        Budget { config, scopes: BTreeMap::new(), next_grant: 1 }
+        Budget { config, scopes: SortedMap::new(), next_grant: 1 }
     }
 
     /// No token limit and no retry quota: only the provider's holds and bans constrain traffic.
@@ -151,7 +150,7 @@ impl Budget {
 
     fn scope_mut(&mut self, scope: &str) -> &mut ScopeState {
         let config = &self.config;
-        self.scopes.entry(scope.to_owned()).or_insert_with(|| {
+        self.scopes.get_or_insert_with(scope, || {
             let limits = config.limits(scope);
             ScopeState {
                 bucket: limits.capacity.map(|c| Bucket::new(c, limits.refill_milli, limits.reserve_permille)),

@@ -1,7 +1,6 @@
 //! `Budget` for JavaScript: one core budget shared by every client that holds it.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
@@ -12,10 +11,11 @@ use super::guard;
 use super::to_js;
 use super::value::loose;
 use crate::budget::{Budget, BudgetConfig};
+use crate::sorted_map::SortedMap;
 
 thread_local! {
     /// Live budgets by id, so a `Budget` found inside an options object can be told from a look-alike.
-    static LIVE: RefCell<BTreeMap<u32, Weak<RefCell<Budget>>>> = const { RefCell::new(BTreeMap::new()) };
+    static LIVE: RefCell<SortedMap<u32, Weak<RefCell<Budget>>>> = const { RefCell::new(SortedMap::new()) };
     static NEXT_ID: Cell<u32> = const { Cell::new(1) };
     /// `Budget.prototype` and its id getter, as wasm-bindgen's glue made them.
     static GENUINE: RefCell<Option<(JsValue, js_sys::Function)>> = const { RefCell::new(None) };

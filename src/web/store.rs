@@ -9,7 +9,6 @@
 //! abort): a store that never settles is bounded like a fetch.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use wasm_bindgen::prelude::*;
 
@@ -18,12 +17,13 @@ use super::race::{Cut, Ended, Race};
 use super::value::field;
 use crate::input::{InvalidOption, Problem};
 use crate::record::Pending;
+use crate::sorted_map::SortedMap;
 
 /// Every key is stored under this prefix, so a shared `localStorage` stays readable.
 const PREFIX: &str = "retryline:";
 
 pub enum Store {
-    Memory(RefCell<BTreeMap<String, String>>),
+    Memory(RefCell<SortedMap<String, String>>),
     Methods { target: JsValue, get: JsValue, set: JsValue, delete: JsValue },
 }
 
@@ -81,7 +81,7 @@ fn method(target: &JsValue, names: &[&str]) -> Result<Option<JsValue>, InvalidOp
 
 impl Store {
     pub fn memory() -> Store {
-        Store::Memory(RefCell::new(BTreeMap::new()))
+        Store::Memory(RefCell::new(SortedMap::new()))
     }
 
     /// A store from `options.store`; names what is missing otherwise.
