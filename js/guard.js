@@ -144,3 +144,18 @@ export function unlisten(signal, listener) {
     // As above: a stray call finds no waiter.
   }
 }
+
+// The clock is looked up once: `performance` cannot change under a running program.
+const clock = typeof performance === "object" && typeof performance?.now === "function" ? performance : Date;
+
+export function monotonic() {
+  try {
+    return clock.now();
+  } catch {
+    return NaN;
+  }
+}
+
+export function attemptInit(signal) {
+  return { signal };
+}

@@ -109,10 +109,12 @@ export interface ClientOptions {
   /** Seed for reproducible jitter. Default: random (crypto.getRandomValues). */
   seed?: number;
   /**
-   * The fetch to wrap. Default: globalThis.fetch, looked up at each call. It may resolve with any Response-like
-   * object (another realm's or library's); one that ignores its AbortSignal still loses to our timers.
+   * The fetch to wrap. Default: globalThis.fetch, looked up at each call. It is called as `fetch(request, { signal })`
+   * with the call's `Request` (one per call; a request with a body gets a fresh `Request` per attempt, carrying the
+   * signal, and no init). It may resolve with any Response-like object (another realm's or library's); one that
+   * ignores its AbortSignal still loses to our timers.
    */
-  fetch?: (request: Request) => Promise<Response>;
+  fetch?: (input: Request, init?: { signal: AbortSignal }) => Promise<Response>;
   /** Called once with each finished record. What it throws, or an async one rejects with, is ignored. */
   onAttempt?: (record: AttemptRecord) => unknown;
   /**
@@ -129,6 +131,8 @@ export interface ClientOptions {
   store?: Store;
   /** Called when reconciliation is exhausted without settling evidence (the key stays unresolved). */
   onEscalation?: (result: Reconciliation) => unknown;
+  /** The default of `readBody` for every call (see CallOptions). Default false. */
+  readBody?: boolean;
 }
 
 /** A store for keyed operations. */
@@ -173,6 +177,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Overrides of the client's policy for this call. */
   policy?: Policy;
+  /**
+   * true: the body is read inside the attempt timeout (a body that stalls is a timed-out attempt, retried like one)
+   * and the response is rebuilt from the bytes. false (default): the response is handed on as the platform gave
+   * it, body unread: streams stream, and the attempt timeout covers the request up to the response's headers.
+   */
+  readBody?: boolean;
 }
 
 export class RetryClient {

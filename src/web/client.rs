@@ -53,6 +53,8 @@ pub(super) struct Client {
     pub secrets: Secrets,
     /// Names this client in the leases it writes.
     pub owner: String,
+    /// The default of `readBody` for its calls.
+    pub read_body: bool,
 }
 
 #[wasm_bindgen(js_class = RetryClient)]
@@ -72,6 +74,7 @@ impl RetryClient {
             store: options.store.unwrap_or_else(Store::memory),
             secrets: options.secrets,
             owner: format!("{:016x}", entropy()),
+            read_body: options.read_body,
         };
         Ok(RetryClient { core: Rc::new(client) })
     }
@@ -125,6 +128,8 @@ pub(super) struct Call {
     abort: AbortWatch,
     key: Option<String>,
     scope: String,
+    /// The body is read inside the attempt timeout and the response rebuilt (`readBody`).
+    read_body: bool,
     /// The store holds (or will hold) this call's state under its key: finish it.
     owns_key: bool,
     resumed: bool,
@@ -174,7 +179,8 @@ impl Client {
         let template = RequestTemplate::new(input, init)?;
         // The request's signal can abort only if it follows one of the caller's: listening to
         // a signal that never aborts would cost a listener on every wait.
-        let init_signal = guard::get(init, "signal").is_ok_and(|s| !s.is_undefined() && !s.is_null());
+        let given = |v: &JsValue| !v.is_undefined() && !v.is_null();
+        let init_signal = given(init) && guard::get(init, "signal").is_ok_and(|s| given(&s));
         let mut signals: Vec<AbortSignal> = Vec::new();
         if init_signal || input.is_instance_of::<web_sys::Request>() {
             signals.push(template.signal());
@@ -199,6 +205,7 @@ impl Client {
             abort: AbortWatch::new(signals),
             key: call.key,
             scope,
+            read_body: call.read_body.unwrap_or(self.read_body),
             owns_key: false,
             resumed: false,
             reported: 0,
@@ -341,7 +348,8 @@ impl Client {
         }
         let limit = gate::attempt_timeout(now, timeout_ms, deadline);
         let header = self.budget.borrow().used_weight_header(&call.scope).map(str::to_owned);
-        let mut attempt = fetch::send(&self.fetcher, &call.template, limit, &call.abort, header.as_deref()).await;
+        let mut attempt =
+            fetch::send(&self.fetcher, &call.template, limit, &call.abort, header.as_deref(), call.read_body).await;
         let (now, wall) = (clock::now(), clock::wall_now());
         if !attempt.transmitted {
             return Action::Stop(call.op.cancel(now, Reason::Aborted, None, &mut self.budget.borrow_mut()));
@@ -352,7 +360,9 @@ impl Client {
             attempt.outcome.error = Some(error);
         }
         if let Some(response) = attempt.response {
-            call.last_response = Some(response);
+            if let Some(earlier) = call.last_response.replace(response) {
+                earlier.discard();
+            }
         }
         let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());
         if let Some(used) = attempt.used_weight {

@@ -15,7 +15,7 @@ thread_local! {
 
 /// Monotonic milliseconds (rounded up, so a timer that fired is never read as early).
 pub fn now() -> u64 {
-    let reading = performance_now().or_else(guard::wall_clock).unwrap_or(0.0);
+    let reading = guard::monotonic();
     let ms = if reading.is_finite() && reading > 0.0 { reading.ceil() as u64 } else { 0 };
     LAST.with(|last| {
         let value = last.get().max(ms);
@@ -32,7 +32,3 @@ pub fn wall_now() -> u64 {
     }
 }
 
-fn performance_now() -> Option<f64> {
-    let performance = guard::get(&js_sys::global(), "performance").ok()?;
-    guard::invoke(&performance, "now", &[]).ok()?.as_f64()
-}

@@ -1,8 +1,9 @@
 //! One attempt on the wire: the request, its timeout, and what came back.
 //!
-//! The attempt timeout covers connect, headers *and* body, so the body is read here, inside
-//! the timeout, and the caller receives a `Response` rebuilt from the bytes. The timeout is
-//! our timer racing the platform's promises: a `fetch` or a body that ignores its
+//! The attempt timeout covers connect and headers. With `readBody`, it covers the body too:
+//! the body is read here, inside the timeout, and the caller receives a `Response` rebuilt
+//! from the bytes; otherwise the response is handed on as the platform gave it. The timeout
+//! is our timer racing the platform's promises: a `fetch` or a body that ignores its
 //! `AbortSignal` still loses.
 
 use wasm_bindgen::prelude::*;
@@ -26,7 +27,7 @@ pub enum Fetcher {
 }
 
 impl Fetcher {
-    fn call(&self, request: &JsValue) -> Result<JsValue, JsValue> {
+    fn call(&self, input: &JsValue, init: &JsValue) -> Result<JsValue, JsValue> {
         let global = js_sys::global();
         let f = match self {
             Fetcher::Given(f) => f.clone(),
@@ -36,7 +37,10 @@ impl Fetcher {
             return Err(js_sys::TypeError::new("there is no global fetch").into());
         }
         // `this` is the global object: some platform fetches throw "Illegal invocation" otherwise.
-        guard::call(&f, &global, &[request])
+        match init.is_undefined() {
+            true => guard::call(&f, &global, &[input]),
+            false => guard::call(&f, &global, &[input, init]),
+        }
     }
 }
 
@@ -68,13 +72,14 @@ impl Attempt {
     }
 }
 
-/// Sends one attempt and waits for its response and body, for at most `limit_ms`.
+/// Sends one attempt and waits for its response (and its body, with `read_body`) for at most `limit_ms`.
 pub async fn send(
     fetcher: &Fetcher,
     template: &RequestTemplate,
     limit_ms: u64,
     abort: &AbortWatch,
     used_weight_header: Option<&str>,
+    read_body: bool,
 ) -> Attempt {
     if abort.is_aborted() {
         return Attempt { transmitted: false, ..Attempt::failed(Observed::Aborted, None, None) };
@@ -84,11 +89,11 @@ pub async fn send(
     };
     let race = Race::new().cut_after(limit_ms, Cut::Timeout).cut_on_abort(abort);
     // Counted as sent: never seen in practice, and an order is safer called unknown than repeated.
-    let request = match template.for_attempt(&controller.signal()) {
-        Ok(request) => request,
+    let (input, init) = match template.for_attempt(&controller.signal()) {
+        Ok(arguments) => arguments,
         Err(e) => return Attempt::broken(format!("the request could not be rebuilt: {}", guard::describe(&e))),
     };
-    let value = match race.wait_call(fetcher.call(&request)).await {
+    let value = match race.wait_call(fetcher.call(&input, &init)).await {
         Ended::Settled(Ok(value)) => value,
         Ended::Settled(Err(e)) => return Attempt::broken(guard::describe(&e)),
         Ended::Cut(cut) => {
@@ -100,6 +105,12 @@ pub async fn send(
         Ok(head) => head,
         Err(why) => return Attempt::broken(why),
     };
+    let outcome =
+        Outcome { retry_after: head.retry_after.clone(), date: head.date.clone(), ..Outcome::response(head.status) };
+    let used_weight = head.used_weight;
+    if !read_body {
+        return Attempt { outcome, response: Some(Received::passed_on(value, head)), transmitted: true, used_weight };
+    }
     let body = match response::read_body(&value) {
         Ok(reading) => race.wait(&reading).await,
         Err(why) => return Attempt::broken(why),
@@ -118,8 +129,5 @@ pub async fn send(
             return Attempt::cut(cut, Pending::Body);
         }
     };
-    let outcome =
-        Outcome { retry_after: head.retry_after.clone(), date: head.date.clone(), ..Outcome::response(head.status) };
-    let used_weight = head.used_weight;
-    Attempt { outcome, response: Some(Received::new(value, head, &body)), transmitted: true, used_weight }
+    Attempt { outcome, response: Some(Received::rebuilt(value, head, &body)), transmitted: true, used_weight }
 }

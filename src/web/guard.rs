@@ -53,6 +53,11 @@ extern "C" {
     fn js_listen(signal: &JsValue, id: f64, kind: u32) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = unlisten)]
     fn js_unlisten(signal: &JsValue, listener: &JsValue) -> Result<(), JsValue>;
+    // Primitive results (and a fresh plain object): nothing here can throw into wasm.
+    #[wasm_bindgen(js_name = monotonic)]
+    fn js_monotonic() -> f64;
+    #[wasm_bindgen(js_name = attemptInit)]
+    fn js_attempt_init(signal: &JsValue) -> JsValue;
 }
 
 #[wasm_bindgen]
@@ -157,6 +162,16 @@ pub fn define(target: &JsValue, name: &str, value: &JsValue) -> Result<(), JsVal
 /// `target[name] = value` on an object we made.
 pub fn reflect_set(target: &JsValue, name: &str, value: &JsValue) -> Result<(), JsValue> {
     js_sys::Reflect::set(target, &JsValue::from_str(name), value).map(|_| ())
+}
+
+/// `performance.now()`, or `Date.now()` where there is none (NaN if neither works).
+pub fn monotonic() -> f64 {
+    js_monotonic()
+}
+
+/// `{ signal }`: one attempt's `fetch` init, made in one crossing.
+pub fn attempt_init(signal: &JsValue) -> JsValue {
+    js_attempt_init(signal)
 }
 
 pub fn wall_clock() -> Option<f64> {

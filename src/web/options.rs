@@ -34,6 +34,8 @@ pub struct ClientOptions {
     pub on_escalation: Option<JsValue>,
     pub store: Option<Store>,
     pub secrets: Secrets,
+    /// Calls read the body inside the attempt timeout unless they say otherwise.
+    pub read_body: bool,
 }
 
 /// The third argument of `client.fetch(input, init, options)`.
@@ -45,6 +47,7 @@ pub struct CallOptions {
     pub scope: Option<String>,
     pub weight: u32,
     pub signal: Option<AbortSignal>,
+    pub read_body: Option<bool>,
 }
 
 fn wrong_type(field: &str, expected: &'static str, value: &JsValue) -> InvalidOption {
@@ -93,6 +96,7 @@ impl ClientOptions {
             on_escalation: None,
             store: None,
             secrets: Secrets::default(),
+            read_body: false,
         };
         for key in object_fields(options)? {
             let value = field(options, &key)?;
@@ -117,6 +121,7 @@ impl ClientOptions {
                 "store" => parsed.store = Some(Store::from_js(&value)?),
                 "redact" if value.is_undefined() || value.is_null() => {}
                 "redact" => parsed.secrets = Secrets::from_js(&value)?,
+                "readBody" => parsed.read_body = flag("readBody", &loose(&value, "readBody")?)?.unwrap_or(false),
                 _ => return Err(InvalidOption::new(&key, Problem::UnknownField)),
             }
         }
@@ -130,6 +135,14 @@ impl ClientOptions {
             }
         }
         Ok(parsed)
+    }
+}
+
+fn flag(field: &str, value: &Loose) -> Result<Option<bool>, InvalidOption> {
+    match value {
+        Loose::Absent => Ok(None),
+        Loose::Bool(b) => Ok(Some(*b)),
+        other => Err(InvalidOption::new(field, Problem::WrongType { expected: "a boolean", found: other.kind() })),
     }
 }
 
@@ -154,6 +167,7 @@ impl CallOptions {
             scope: None,
             weight: 1,
             signal: None,
+            read_body: None,
         };
         let mut deadline = None;
         for key in object_fields(options)? {
@@ -174,6 +188,7 @@ impl CallOptions {
                 "scope" => call.scope = Some(name("scope", &given)?),
                 "weight" => call.weight = whole("weight", &given, 1, MAX_WEIGHT)? as u32,
                 "deadlineMs" => deadline = Some(millis("deadlineMs", &given)?),
+                "readBody" => call.read_body = flag("readBody", &given)?,
                 _ => return Err(InvalidOption::new(&key, Problem::UnknownField)),
             }
         }

@@ -1,8 +1,9 @@
 //! The request as the caller gave it, ready to be sent again.
 //!
-//! A `Request` or a stream body can be read only once, so the body is buffered when
-//! the operation starts; each attempt is a new `Request` made from the template with
-//! that buffer and the attempt's own abort signal.
+//! A `Request` is built once per call (it throws as `fetch` would, and it is what a wrapped
+//! `fetch` receives). Without a body, every attempt calls `fetch(template, { signal })`.
+//! A body can be read only once, so it is buffered when the operation starts, and each
+//! attempt gets a `Request` of its own made from the template with that buffer and its signal.
 
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -56,13 +57,15 @@ impl RequestTemplate {
         }
     }
 
-    /// A fresh request for one attempt.
-    pub fn for_attempt(&self, signal: &AbortSignal) -> Result<Request, JsValue> {
+    /// `fetch`'s arguments for one attempt: the template and `{ signal }`, or, with a body,
+    /// a fresh `Request` that carries both (a wrapped `fetch` may read or clone it).
+    pub fn for_attempt(&self, signal: &AbortSignal) -> Result<(JsValue, JsValue), JsValue> {
+        let Some(body) = &self.body else {
+            return Ok((JsValue::from(&self.template), guard::attempt_init(signal)));
+        };
         let init = RequestInit::new();
         init.set_signal(Some(signal));
-        if let Some(body) = &self.body {
-            init.set_body(body);
-        }
-        Request::new_with_request_and_init(&self.template, &init)
+        init.set_body(body);
+        Ok((Request::new_with_request_and_init(&self.template, &init)?.into(), JsValue::UNDEFINED))
     }
 }

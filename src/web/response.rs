@@ -72,20 +72,27 @@ pub fn read_body(value: &JsValue) -> Result<JsValue, String> {
         .map_err(|e| format!("reading the response body threw {}", guard::describe(&e)))
 }
 
-/// A response received, buffered, and rebuilt as a platform `Response` of this realm.
+/// A response received: handed on as the platform gave it, or buffered inside the attempt
+/// timeout and rebuilt as a platform `Response` of this realm (`readBody`).
 pub struct Received {
-    /// The rebuilt response; `None` if this platform would not build it.
+    /// The rebuilt response; `None` if this platform would not build it, or if none was made.
     rebuilt: Option<JsValue>,
-    /// What the caller's fetch gave, for a success that could not be rebuilt.
+    /// What the caller's fetch gave.
     original: JsValue,
+    /// The body was left unread, for the caller.
+    passed_on: bool,
     url: Option<String>,
     redirected: bool,
 }
 
 impl Received {
-    pub fn new(original: JsValue, head: Head, body: &JsValue) -> Received {
+    pub fn passed_on(original: JsValue, head: Head) -> Received {
+        Received { rebuilt: None, original, passed_on: true, url: head.url, redirected: head.redirected }
+    }
+
+    pub fn rebuilt(original: JsValue, head: Head, body: &JsValue) -> Received {
         let rebuilt = rebuild(&head, body, true).or_else(|_| rebuild(&head, body, false)).ok();
-        Received { rebuilt, original, url: head.url, redirected: head.redirected }
+        Received { rebuilt, original, passed_on: false, url: head.url, redirected: head.redirected }
     }
 
     /// The response a caller receives on success: the provider's, with its real URL.
@@ -101,13 +108,36 @@ impl Received {
 
     /// The response carried by an error: its URL redacted by `redact`.
     pub fn for_error(self, redact: impl Fn(&str) -> String) -> JsValue {
-        match &self.rebuilt {
-            Some(response) => {
-                self.finish(response, self.url.as_deref().map(redact).as_deref());
+        let url = self.url.as_deref().map(redact);
+        let response = match (&self.rebuilt, self.passed_on) {
+            (Some(response), _) => response,
+            (None, true) => &self.original,
+            // Never an original we could not mark: its URL would carry what the records redact.
+            (None, false) => return JsValue::UNDEFINED,
+        };
+        match url {
+            Some(url) if guard::define(response, "url", &JsValue::from_str(&url)).is_err() => JsValue::UNDEFINED,
+            _ => {
+                if self.rebuilt.is_some() {
+                    let _ = guard::define(response, "redirected", &JsValue::from_bool(self.redirected));
+                }
                 response.clone()
             }
-            // Never the original: its URL would carry what the records redact.
-            None => JsValue::UNDEFINED,
+        }
+    }
+
+    /// A later attempt replaced this response: an unread body is cancelled, so that its
+    /// connection is freed now rather than when the garbage collector finds it.
+    pub fn discard(self) {
+        if !self.passed_on {
+            return;
+        }
+        if let Ok(body) = guard::get(&self.original, "body") {
+            if body.is_object() {
+                if let Ok(cancelled) = guard::invoke(&body, "cancel", &[]) {
+                    super::race::swallow(&cancelled);
+                }
+            }
         }
     }
 

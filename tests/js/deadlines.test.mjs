@@ -49,7 +49,8 @@ test("a fetch that ignores its signal and never settles: the call ends at its de
 
 test("a body that never ends (and ignores cancellation): cut at the attempt timeout, pending 'body'", async () => {
   const endless = async () => new Response(new ReadableStream({ pull: never, cancel() {} }));
-  const client = new RetryClient({ fetch: endless, policy: { maxAttempts: 1, attemptTimeoutMs: 250, deadlineMs: 5000 } });
+  // readBody: the attempt timeout covers the body (by default the response is handed on unread).
+  const client = new RetryClient({ fetch: endless, readBody: true, policy: { maxAttempts: 1, attemptTimeoutMs: 250, deadlineMs: 5000 } });
   const { error, ms } = await timed(() => client.fetch(`${mock.url}${TICKER}`));
   assert.ok(ms >= 250 - 1 && ms <= 250 + SLACK, `settled after ${ms.toFixed(1)} ms`);
   assert.equal(error.reason, "attempts");
@@ -58,7 +59,7 @@ test("a body that never ends (and ignores cancellation): cut at the attempt time
 
 test("an arrayBuffer() that never settles on a real server's response: pending 'body'; the server saw one request", async () => {
   const stuck = async (req) => Object.defineProperty(await fetch(req), "arrayBuffer", { value: never });
-  const client = new RetryClient({ fetch: stuck, policy: { maxAttempts: 1, attemptTimeoutMs: 300, deadlineMs: 300 } });
+  const client = new RetryClient({ fetch: stuck, readBody: true, policy: { maxAttempts: 1, attemptTimeoutMs: 300, deadlineMs: 300 } });
   const { error, ms } = await timed(() => client.fetch(`${mock.url}${TICKER}`));
   assert.ok(ms <= 300 + SLACK, `settled after ${ms.toFixed(1)} ms`);
   assert.equal(lastSent(error.records).pending, "body");

@@ -1,0 +1,104 @@
+// By default a response is handed on as the platform gave it (its body unread, so streams
+// stream); `readBody: true` reads the body inside the attempt timeout and rebuilds it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { RetryClient, RetryError } from "../../js/node.js";
+
+let server, url;
+const STREAM_GAP_MS = 300;
+before(async () => {
+  server = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname;
+    if (path === "/stream") {
+      // Head and a first chunk now, the last chunk later: a streamed body.
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("first;");
+      setTimeout(() => res.end(`last@${Date.now()}`), STREAM_GAP_MS);
+    } else if (path === "/503") {
+      res.writeHead(503, { "content-type": "text/plain" }).end("busy");
+    } else {
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    }
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${server.address().port}`;
+});
+after(() => new Promise((r) => (server.closeAllConnections(), server.close(r))));
+
+const policy = { baseDelayMs: 1, maxDelayMs: 1, jitter: "none", maxAttempts: 3, attemptTimeoutMs: 2000, deadlineMs: 10_000 };
+
+test("a successful response is the very object the fetch resolved with", async () => {
+  const given = [];
+  const fetch = async (input, init) => { const r = await globalThis.fetch(input, init); given.push(r); return r; };
+  const res = await new RetryClient({ fetch, policy }).fetch(`${url}/ok`);
+  assert.equal(given.length, 1);
+  assert.equal(res, given[0], "handed on, not rebuilt");
+  assert.equal(await res.text(), "ok");
+});
+
+test("a streamed body streams: the call resolves before the body has ended", async () => {
+  const client = new RetryClient({ policy });
+  const res = await client.fetch(`${url}/stream`);
+  const resolvedAt = Date.now();
+  const text = await res.text();
+  const endedAt = Number(text.split("@")[1]);
+  assert.match(text, /^first;last@\d+$/);
+  // The server wrote the last chunk ~300 ms after the head; the call had resolved before that
+  // (20 ms of slack for the server's and our timers).
+  assert.ok(resolvedAt <= endedAt + 20, `resolved ${resolvedAt - endedAt} ms after the body ended`);
+});
+
+test("readBody: true buffers inside the attempt timeout and hands on a rebuilt response", async () => {
+  const given = [];
+  const fetch = async (input, init) => { const r = await globalThis.fetch(input, init); given.push(r); return r; };
+  const client = new RetryClient({ fetch, policy });
+  const res = await client.fetch(`${url}/stream`, undefined, { readBody: true });
+  const resolvedAt = Date.now();
+  const text = await res.text();
+  assert.notEqual(res, given[0], "rebuilt from the bytes");
+  assert.ok(resolvedAt >= Number(text.split("@")[1]), "resolved only once the body had ended");
+  assert.equal(res.status, 200);
+  assert.equal(res.url, `${url}/stream`);
+});
+
+test("a client-wide readBody: true is the default of its calls; a call may turn it off", async () => {
+  const given = [];
+  const fetch = async (input, init) => { const r = await globalThis.fetch(input, init); given.push(r); return r; };
+  const client = new RetryClient({ fetch, policy, readBody: true });
+  const buffered = await client.fetch(`${url}/ok`);
+  const passed = await client.fetch(`${url}/ok`, undefined, { readBody: false });
+  assert.notEqual(buffered, given[0]);
+  assert.equal(passed, given[1]);
+  assert.deepEqual([await buffered.text(), await passed.text()], ["ok", "ok"]);
+});
+
+test("the unread body of a response that is retried is cancelled; the last one reaches the caller unread", async () => {
+  const cancelled = [];
+  let n = 0;
+  const fetch = async () => {
+    const i = n++;
+    const body = new ReadableStream({ pull(c) { c.enqueue(new TextEncoder().encode(`body ${i}`)); c.close(); }, cancel: () => cancelled.push(i) });
+    return new Response(body, { status: 503 });
+  };
+  const error = await new RetryClient({ fetch, policy }).fetch(`${url}/503`).catch((e) => e);
+  assert.ok(error instanceof RetryError);
+  assert.equal(error.reason, "attempts");
+  await new Promise((r) => setTimeout(r, 10)); // cancel() runs as a microtask of the stream
+  assert.deepEqual(cancelled, [0, 1], "the two responses that were retried");
+  assert.equal(await error.response.text(), "body 2", "the last body is the caller's to read");
+});
+
+test("a failed call's response keeps its body and shows a redacted URL", async () => {
+  const client = new RetryClient({ policy: { ...policy, maxAttempts: 1 } });
+  const error = await client.fetch(`${url}/503?signature=abc123&symbol=BTC`).catch((e) => e);
+  assert.equal(error.response.status, 503);
+  assert.doesNotMatch(error.response.url, /abc123/);
+  assert.match(error.response.url, /symbol=BTC/);
+  assert.equal(await error.response.text(), "busy");
+});
+
+test("readBody must be a boolean", () => {
+  assert.throws(() => new RetryClient({ readBody: "yes" }), (e) => e instanceof TypeError && /readBody must be a boolean/.test(e.message));
+  return assert.rejects(new RetryClient().fetch(`${url}/ok`, undefined, { readBody: 1 }), (e) => e instanceof TypeError && /readBody/.test(e.message));
+});
