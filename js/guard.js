@@ -4,9 +4,25 @@
 // value leaks one externref slot every time it throws, so 10 000 hostile getters would grow memory.
 const FAILED = Object.freeze({ failed: true });
 let thrown;
+// Where wasm reads "the last guarded call threw" (a word in its memory): one store here
+// saves wasm a crossing to compare every result with FAILED.
+let memory;
+let flagIndex = -1;
+let flags;
+
+export function watchFailures(wasmMemory, at) {
+  memory = wasmMemory;
+  flagIndex = at >>> 2;
+  flags = new Int32Array(memory.buffer);
+}
 
 function fail(error) {
   thrown = error;
+  if (flagIndex >= 0) {
+    // A grown memory has a new buffer; views of the old one read nothing.
+    if (flags.buffer !== memory.buffer) flags = new Int32Array(memory.buffer);
+    flags[flagIndex] = 1;
+  }
   return FAILED;
 }
 
@@ -158,4 +174,43 @@ export function monotonic() {
 
 export function attemptInit(signal) {
   return { signal };
+}
+
+let reading = "";
+// A NUL inside a part (only a look-alike Response could hold one) must not split it.
+const text = (s) => (typeof s !== "string" ? "" : s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s);
+
+/** What `head` was reading when it failed. */
+export function headPart() {
+  return reading;
+}
+
+// A response's head in one crossing: status, statusText, url, redirected and three headers as
+// one string, parts separated by NUL, an absent header as SOH. What threw is FAILED (see
+// headPart); a value that is not an object is the empty string (wasm then says what it is).
+export function head(response, weightHeader) {
+  if (response === null || (typeof response !== "object" && typeof response !== "function")) return "";
+  reading = "status";
+  try {
+    const status = response.status;
+    reading = "headers";
+    const headers = response.headers;
+    const header = (name) => {
+      reading = `${name} header`;
+      const value = headers == null ? null : headers.get(name);
+      return typeof value === "string" ? text(value) : "\u0001";
+    };
+    const retryAfter = header("retry-after");
+    const date = header("date");
+    const weight = weightHeader === undefined ? "\u0001" : header(weightHeader);
+    reading = "statusText";
+    const statusText = response.statusText;
+    reading = "url";
+    const url = response.url;
+    reading = "redirected";
+    const redirected = response.redirected;
+    return `${typeof status === "number" ? status : ""}\0${text(statusText)}\0${text(url)}\0${redirected === true ? 1 : 0}\0${retryAfter}\0${date}\0${weight}`;
+  } catch (e) {
+    return fail(e);
+  }
 }

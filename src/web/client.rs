@@ -223,7 +223,12 @@ impl Client {
                 return settled;
             }
         }
-        match Box::pin(call.template.buffer(&self.bounds(&call))).await {
+        // Only a body is read before the first attempt: no race (and no timer) without one.
+        let buffered = match call.template.has_body() {
+            true => Box::pin(call.template.buffer(&self.bounds(&call))).await,
+            false => Ok(()),
+        };
+        match buffered {
             Ok(()) => {}
             Err(Unread::Failed(error)) => return Err(error),
             Err(Unread::Cut(cut)) => {

@@ -5,6 +5,8 @@
 //! `Response` subclass can throw from almost any property read or call, so user values are
 //! touched only through these functions: a throw comes back as an `Err`, never as an unwind.
 
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
@@ -17,6 +19,8 @@ use crate::backoff::MAX_TIMER_MS;
 extern "C" {
     #[wasm_bindgen(catch)]
     fn failed() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = watchFailures)]
+    fn js_watch_failures(memory: &JsValue, at: u32) -> Result<(), JsValue>;
     #[wasm_bindgen(catch)]
     fn taken() -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = get)]
@@ -56,6 +60,10 @@ extern "C" {
     // Primitive results (and a fresh plain object): nothing here can throw into wasm.
     #[wasm_bindgen(js_name = monotonic)]
     fn js_monotonic() -> f64;
+    #[wasm_bindgen(catch, js_name = head)]
+    fn js_head(response: &JsValue, weight_header: Option<&str>) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = headPart)]
+    fn js_head_part() -> String;
     #[wasm_bindgen(js_name = attemptInit)]
     fn js_attempt_init(signal: &JsValue) -> JsValue;
 }
@@ -74,13 +82,39 @@ thread_local! {
     static FAILED: JsValue = failed().unwrap_or_else(|_| js_sys::Object::new().into());
 }
 
+/// Set to 1 by js/guard.js when a guarded call threw. Read from memory, it saves a crossing
+/// (a comparison with the FAILED value) on every guarded call.
+static THREW: AtomicU32 = AtomicU32::new(0);
+/// js/guard.js knows where `THREW` is (set at instantiation, by `watch_failures`).
+static WATCHED: AtomicBool = AtomicBool::new(false);
+
+/// Tells js/guard.js where to flag a throw; runs once, when the module is instantiated.
+#[wasm_bindgen(start)]
+fn watch_failures() {
+    if js_watch_failures(&wasm_bindgen::memory(), THREW.as_ptr() as u32).is_ok() {
+        WATCHED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Makes a guarded call: the flag is cleared before it and read after it (a call nested inside,
+/// through the caller's code, clears and reads its own).
+macro_rules! guarded {
+    ($call:expr) => {{
+        THREW.store(0, Ordering::Relaxed);
+        checked($call)
+    }};
+}
+
 /// What a guarded call returned, or what it threw.
 fn checked(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
     let value = value?;
-    if FAILED.with(|f| *f == value) {
-        Err(taken().unwrap_or(JsValue::UNDEFINED))
-    } else {
-        Ok(value)
+    let threw = match WATCHED.load(Ordering::Relaxed) {
+        true => THREW.swap(0, Ordering::Relaxed) != 0,
+        false => FAILED.with(|f| *f == value),
+    };
+    match threw {
+        true => Err(taken().unwrap_or(JsValue::UNDEFINED)),
+        false => Ok(value),
     }
 }
 
@@ -89,22 +123,22 @@ pub fn get(target: &JsValue, name: &str) -> Result<JsValue, JsValue> {
     if !target.is_object() && !target.is_function() {
         return Ok(JsValue::UNDEFINED);
     }
-    checked(js_get(target, &JsValue::from_str(name)))
+    guarded!(js_get(target, &JsValue::from_str(name)))
 }
 
 /// `target[index]` of an array-like.
 pub fn item(target: &JsValue, index: u32) -> Result<JsValue, JsValue> {
-    checked(js_get(target, &JsValue::from(index)))
+    guarded!(js_get(target, &JsValue::from(index)))
 }
 
 /// The own enumerable string keys of an object.
 pub fn keys(target: &JsValue) -> Result<Vec<String>, JsValue> {
-    let keys: js_sys::Array = checked(js_keys(target))?.unchecked_into();
+    let keys: js_sys::Array = guarded!(js_keys(target))?.unchecked_into();
     Ok(keys.iter().filter_map(|k| k.as_string()).collect())
 }
 
 pub fn is_array(value: &JsValue) -> Result<bool, JsValue> {
-    checked(js_is_array(value)).map(|v| v.is_truthy())
+    guarded!(js_is_array(value)).map(|v| v.is_truthy())
 }
 
 /// An `ArrayBuffer` or a view of one (what a body read may resolve with).
@@ -113,22 +147,22 @@ pub fn is_bytes(value: &JsValue) -> bool {
 }
 
 pub fn prototype_of(value: &JsValue) -> Result<JsValue, JsValue> {
-    checked(js_prototype_of(value))
+    guarded!(js_prototype_of(value))
 }
 
 /// The value of an own data property, without running a getter.
 pub fn own_value(target: &JsValue, name: &str) -> Option<JsValue> {
-    checked(own_descriptor(target, name, "value")).ok().filter(|v| !v.is_undefined())
+    guarded!(own_descriptor(target, name, "value")).ok().filter(|v| !v.is_undefined())
 }
 
 /// The getter of an own accessor property.
 pub fn own_getter(target: &JsValue, name: &str) -> Option<Function> {
-    checked(own_descriptor(target, name, "get")).ok()?.dyn_into().ok()
+    guarded!(own_descriptor(target, name, "get")).ok()?.dyn_into().ok()
 }
 
 /// `f.call(this, ...args)` for up to two arguments.
 pub fn call(f: &JsValue, this: &JsValue, args: &[&JsValue]) -> Result<JsValue, JsValue> {
-    checked(match args {
+    guarded!(match args {
         [] => call0(f, this),
         [a] => call1(f, this, a),
         [a, b, ..] => call2(f, this, a, b),
@@ -147,7 +181,7 @@ pub fn invoke(target: &JsValue, name: &str, args: &[&JsValue]) -> Result<JsValue
 /// `new globalThis[class](a[, b])`; throws what the constructor throws.
 pub fn construct(class: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
     let constructor = get(&js_sys::global(), class)?;
-    checked(match args {
+    guarded!(match args {
         [a] => construct1(&constructor, a),
         [a, b, ..] => construct2(&constructor, a, b),
         [] => construct1(&constructor, &JsValue::UNDEFINED),
@@ -156,7 +190,7 @@ pub fn construct(class: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
 
 /// Defines a read-only own property (e.g. `url` on a `Response` we built).
 pub fn define(target: &JsValue, name: &str, value: &JsValue) -> Result<(), JsValue> {
-    checked(js_define(target, name, value)).map(|_| ())
+    guarded!(js_define(target, name, value)).map(|_| ())
 }
 
 /// `target[name] = value` on an object we made.
@@ -169,6 +203,13 @@ pub fn monotonic() -> f64 {
     js_monotonic()
 }
 
+/// A response's head as js/guard.js's `head` writes it (empty: not an object); on a throw, the
+/// part it was reading and what was thrown.
+pub fn head(response: &JsValue, weight_header: Option<&str>) -> Result<String, (String, JsValue)> {
+    let text = guarded!(js_head(response, weight_header)).map_err(|e| (js_head_part(), e))?;
+    Ok(text.as_string().unwrap_or_default())
+}
+
 /// `{ signal }`: one attempt's `fetch` init, made in one crossing.
 pub fn attempt_init(signal: &JsValue) -> JsValue {
     js_attempt_init(signal)
@@ -179,7 +220,7 @@ pub fn wall_clock() -> Option<f64> {
 }
 
 pub fn parse_json(text: &str) -> Result<JsValue, JsValue> {
-    checked(js_parse_json(text))
+    guarded!(js_parse_json(text))
 }
 
 /// The longest text taken from a thrown value: enough for any platform message.
@@ -237,7 +278,7 @@ fn truncate(mut text: String, max: usize) -> String {
 /// A timer that wakes waiter `id` with `kind` after `ms` (at most 2^31 − 1 ms, the longest
 /// `setTimeout` honours); `None` if the platform would not set one.
 pub fn timer(ms: u64, id: f64, kind: Kind) -> Option<JsValue> {
-    checked(js_timer(ms.min(MAX_TIMER_MS) as f64, id, kind.code())).ok()
+    guarded!(js_timer(ms.min(MAX_TIMER_MS) as f64, id, kind.code())).ok()
 }
 
 pub fn clear_timer(handle: &JsValue) {
@@ -251,7 +292,7 @@ pub fn follow(value: &JsValue, id: f64) {
 
 /// Wakes waiter `id` when `signal` aborts; the listener to remove, if one could be added.
 pub fn listen(signal: &JsValue, id: f64, kind: Kind) -> Option<JsValue> {
-    checked(js_listen(signal, id, kind.code())).ok()
+    guarded!(js_listen(signal, id, kind.code())).ok()
 }
 
 pub fn unlisten(signal: &JsValue, listener: &JsValue) {

@@ -41,6 +41,10 @@ impl RequestTemplate {
         self.template.signal()
     }
 
+    pub fn has_body(&self) -> bool {
+        self.template.body().is_some()
+    }
+
     /// Reads the body once, unless the race is cut first (a stream that never ends must not
     /// hold the operation past its deadline).
     pub async fn buffer(&mut self, race: &Race) -> Result<(), Unread> {

@@ -16,43 +16,31 @@ pub struct Head {
     pub retry_after: Option<String>,
     pub date: Option<String>,
     pub used_weight: Option<u64>,
-    headers: JsValue,
     url: Option<String>,
     redirected: bool,
 }
 
-/// Reads the head of what `fetch` resolved with; `Err` says why it is unusable.
+/// Reads the head of what `fetch` resolved with (in one crossing); `Err` says why it is unusable.
 pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, String> {
-    if !value.is_object() {
-        return Err(format!("fetch resolved with {}, not a Response", kind(value)));
-    }
-    let read = |name: &str| {
-        guard::get(value, name).map_err(|e| format!("reading the response's {name} threw {}", guard::describe(&e)))
+    let text = match guard::head(value, used_weight_header) {
+        Ok(text) if text.is_empty() => return Err(format!("fetch resolved with {}, not a Response", kind(value))),
+        Ok(text) => text,
+        Err((part, e)) => return Err(format!("reading the response's {part} threw {}", guard::describe(&e))),
     };
-    let status = status(&read("status")?)?;
-    let headers = read("headers")?;
-    let header = |name: &str| -> Result<Option<String>, String> {
-        if headers.is_undefined() || headers.is_null() {
-            return Ok(None);
-        }
-        let value = guard::invoke(&headers, "get", &[&JsValue::from_str(name)])
-            .map_err(|e| format!("reading the response's {name} header threw {}", guard::describe(&e)))?;
-        Ok(value.as_string())
+    let mut parts = text.split('\0');
+    let mut next = || parts.next().unwrap_or_default();
+    let status = match next().parse::<u16>() {
+        Ok(code) if (200..=599).contains(&code) => code,
+        // Anything else is refused, with the reason read from the value itself.
+        _ => return Err(status(&guard::get(value, "status").unwrap_or(JsValue::UNDEFINED)).err().unwrap_or_default()),
     };
-    let used_weight = match used_weight_header {
-        Some(name) => header(name)?.and_then(|v| v.trim_matches([' ', '\t']).parse::<u64>().ok()),
-        None => None,
-    };
-    Ok(Head {
-        status,
-        retry_after: header("retry-after")?,
-        date: header("date")?,
-        used_weight,
-        status_text: read("statusText")?.as_string().unwrap_or_default(),
-        url: read("url")?.as_string().filter(|u| !u.is_empty()),
-        redirected: read("redirected")?.as_bool().unwrap_or(false),
-        headers,
-    })
+    let status_text = next().to_owned();
+    let url = Some(next()).filter(|u| !u.is_empty()).map(str::to_owned);
+    let redirected = next() == "1";
+    let header = |part: &str| (part != "\u{1}").then(|| part.to_owned());
+    let (retry_after, date) = (header(next()), header(next()));
+    let used_weight = header(next()).and_then(|v| v.trim_matches([' ', '\t']).parse::<u64>().ok());
+    Ok(Head { status, status_text, retry_after, date, used_weight, url, redirected })
 }
 
 /// The statuses a `Response` can carry; 0 (an opaque response) tells nothing of the outcome.
@@ -91,7 +79,8 @@ impl Received {
     }
 
     pub fn rebuilt(original: JsValue, head: Head, body: &JsValue) -> Received {
-        let rebuilt = rebuild(&head, body, true).or_else(|_| rebuild(&head, body, false)).ok();
+        let rebuilt =
+            rebuild(&original, &head, body, true).or_else(|_| rebuild(&original, &head, body, false)).ok();
         Received { rebuilt, original, passed_on: false, url: head.url, redirected: head.redirected }
     }
 
@@ -149,14 +138,17 @@ impl Received {
     }
 }
 
-fn rebuild(head: &Head, body: &JsValue, with_headers: bool) -> Result<JsValue, JsValue> {
+fn rebuild(original: &JsValue, head: &Head, body: &JsValue, with_headers: bool) -> Result<JsValue, JsValue> {
     // These statuses must not carry a body, not even an empty one.
     let body = if matches!(head.status, 204 | 205 | 304) { JsValue::NULL } else { body.clone() };
     let init = Object::new();
     guard::reflect_set(&init, "status", &JsValue::from(head.status))?;
     guard::reflect_set(&init, "statusText", &JsValue::from_str(&head.status_text))?;
-    if with_headers && !head.headers.is_undefined() && !head.headers.is_null() {
-        guard::reflect_set(&init, "headers", &head.headers)?;
+    if with_headers {
+        let headers = guard::get(original, "headers")?;
+        if !headers.is_undefined() && !headers.is_null() {
+            guard::reflect_set(&init, "headers", &headers)?;
+        }
     }
     guard::construct("Response", &[&body, &init])
 }
