@@ -1,10 +1,10 @@
 // Runs every side-by-side comparison in one process run, prints the tables, and writes
 // bench/results/latest.json and latest.md. See bench/README.md.
 //
-//   node bench/run.mjs                 full run (about 1–2 minutes), writes results/
-//   node bench/run.mjs --quick         fewer requests and rounds; prints only
+//   node bench/run.mjs                 full run (about 3 minutes), writes results/
+//   node bench/run.mjs --quick         fewer requests, rounds, calls and samples; prints only
 //   node bench/run.mjs --only storm,size
-//                                      some sections (decisions, wrapper-cost, overhead, retry-after, storm, size); prints only
+//                                      some sections (see SECTIONS); prints only
 //   --no-build                         measure pkg/ as it is, even if src/ is newer
 import os from "node:os";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import { ensureBuilt } from "./lib/ensure-built.mjs";
 import { machineInfo } from "./lib/machine.mjs";
 import { renderMarkdown } from "./lib/report.mjs";
 
-const SECTIONS = ["decisions", "wrapper-cost", "overhead", "retry-after", "storm", "size"];
+const SECTIONS = ["decisions", "wrapper-cost", "per-call", "memory", "overhead", "retry-after", "storm", "size", "bundle", "cold-start"];
 const { values: args } = parseArgs({
   options: { quick: { type: "boolean", default: false }, only: { type: "string" }, "no-build": { type: "boolean", default: false } },
 });
@@ -28,13 +28,18 @@ const wanted = (s) => only.includes(s);
 const writesResults = !args.quick && !args.only;
 const log = (line) => process.stderr.write(`${line}\n`);
 
-// Whatever happens, the run ends: mock processes are killed by mock-process.mjs's exit hook.
-const watchdog = setTimeout(() => (log("bench: still running after 4 minutes, giving up"), process.exit(1)), 240_000);
+// Whatever happens, the run ends: child processes (mock exchange, memory children, vite, workerd,
+// chromium) are killed by their exit hooks, and the fresh project's folder is removed.
+const WATCHDOG_MS = 10 * 60_000;
+const watchdog = setTimeout(() => (log(`bench: still running after ${WATCHDOG_MS / 60_000} minutes, giving up`), process.exit(1)), WATCHDOG_MS);
 watchdog.unref();
 for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.exit(130));
 
 const started = performance.now();
 if (!args["no-build"] && ensureBuilt()) log("bench: rebuilt pkg/");
+// pkg/ may be in the middle of someone else's rebuild: wait for it to be whole and consistent.
+const { freshProject, pkgFingerprint, waitForPkg } = await import("./lib/fresh-project.mjs");
+const builds = { start: await waitForPkg({ log }) };
 
 // Imported after the build: the library reads pkg/ when it is imported.
 const { withMockProcess } = await import("./lib/mock-process.mjs");
@@ -45,15 +50,29 @@ const { measureOverhead } = await import("./overhead.mjs");
 const { measureRetryAfter } = await import("./retry-after.mjs");
 const { measureStorm } = await import("./storm.mjs");
 const { measureSize } = await import("./size.mjs");
+const { measurePerCall, perCallContenders } = await import("./per-call.mjs");
+const { measureMemory } = await import("./memory.mjs");
+const { measureBundle } = await import("./bundle.mjs");
+const { measureColdStart } = await import("./cold-start.mjs");
 const { versionOf } = await import("./lib/versions.mjs");
 
 const settings = args.quick
-  ? { overhead: { requests: 200, rounds: 2, warmup: 20 }, decisions: { rounds: 2, msPerRound: 50 }, wrapperCost: { rounds: 2, msPerRound: 50 } }
-  : { overhead: { requests: 2000, rounds: 5, warmup: 200 }, decisions: { rounds: 5, msPerRound: 200 }, wrapperCost: { rounds: 5, msPerRound: 200 } };
+  ? {
+      overhead: { requests: 200, rounds: 2, warmup: 20 }, decisions: { rounds: 2, msPerRound: 50 }, wrapperCost: { rounds: 2, msPerRound: 50 },
+      perCall: { rounds: 2, msPerRound: 50 }, memory: { calls: 10_000, batch: 100 },
+      coldStart: { nodeSamples: 3, chromiumSamples: 3, workerdSamples: 3, cpuThrottles: [4, 1] },
+    }
+  : {
+      overhead: { requests: 2000, rounds: 5, warmup: 200 }, decisions: { rounds: 5, msPerRound: 200 }, wrapperCost: { rounds: 5, msPerRound: 200 },
+      perCall: { rounds: 5, msPerRound: 300 }, memory: { calls: 100_000, batch: 100 },
+      coldStart: { nodeSamples: 10, chromiumSamples: 10, workerdSamples: 10, cpuThrottles: [4, 1] },
+    };
 
 const results = {
   machine: machineInfo(),
-  versions: Object.fromEntries(["retryline", ...new Set(contenders.flatMap((c) => c.packages)), "esbuild"].map((p) => [p, versionOf(p)])),
+  versions: Object.fromEntries(
+    ["retryline", ...new Set(contenders.flatMap((c) => c.packages)), "esbuild", "vite", "playwright-core", "workerd"].map((p) => [p, versionOf(p)]),
+  ),
   configurations: contenders.map((c) => ({ id: c.id, name: c.name, config: c.config({ attempts: 3, baseDelayMs: 100 }) })),
 };
 
@@ -64,6 +83,16 @@ if (wanted("decisions")) {
 if (wanted("wrapper-cost")) {
   log("bench: (a') wrapper cost with a stub fetch");
   results.wrapperCost = { settings: settings.wrapperCost, rows: await measureWrapperCost(settings.wrapperCost) };
+}
+if (wanted("per-call")) {
+  log("bench: per-call work with an instant stub fetch (success and retry paths)");
+  results.perCall = await measurePerCall({ ...settings.perCall, log });
+  results.perCall.configurations = Object.fromEntries(Object.entries(perCallContenders).map(([path, list]) => [path, list.map((c) => ({ name: c.name, config: c.config }))]));
+}
+if (wanted("memory")) {
+  log(`bench: memory per pending operation (${settings.memory.calls} pending; about a minute and a half)`);
+  results.memory = await measureMemory({ ...settings.memory, log });
+  builds.memory = results.memory.fingerprint;
 }
 if (wanted("overhead") || wanted("retry-after") || wanted("storm")) {
   await withMockProcess(async (mock) => {
@@ -87,6 +116,44 @@ if (wanted("size")) {
   log("bench: (d) size");
   results.size = await measureSize();
 }
+if (wanted("bundle") || wanted("cold-start")) {
+  // The package as a user installs it: npm pack + npm install into a fresh project (no build).
+  log("bench: packing the package and installing it in a fresh project");
+  let project = null;
+  try {
+    project = await freshProject({ extraDeps: ["vite", "ky", "p-retry"], log });
+  } catch (error) {
+    log(`bench: ${error.message.split("\n")[0]}`);
+    const failed = { error: `the package could not be packed and installed: ${error.message.split("\n")[0]}` };
+    if (wanted("bundle")) results.bundle = failed;
+    if (wanted("cold-start")) results.coldStart = failed;
+  }
+  if (project) {
+    builds.packed = project.fingerprint;
+    const { launchChromium } = await import("./lib/chromium.mjs");
+    let browser = null;
+    try {
+      browser = await launchChromium();
+    } catch (error) {
+      log(`bench: chromium did not start: ${error.message.split("\n")[0]}`);
+    }
+    try {
+      if (wanted("bundle")) {
+        log("bench: bundle: Vite builds of one-call pages");
+        results.bundle = await measureBundle(project, { browser, log });
+      }
+      if (wanted("cold-start")) {
+        log("bench: cold start in Node, Chromium and workerd");
+        results.coldStart = await measureColdStart(project, { browser, ...settings.coldStart, log });
+      }
+    } finally {
+      await browser?.close();
+      project.close();
+    }
+  }
+}
+builds.end = pkgFingerprint();
+results.builds = builds;
 
 results.machine.loadAverageAfter = os.loadavg();
 results.machine.durationS = (performance.now() - started) / 1000;

@@ -128,6 +128,185 @@ function size(s) {
   ].join("\n");
 }
 
+const kib = (n) => (n === null || n === undefined ? "–" : (n / 1024).toFixed(1));
+const verdict = (ok) => (ok ? "**met**" : "**not met**");
+const rangeMs = (r, key, digits = 1) => (r[`${key}Range`] ? `${fixed(digits)(r[`${key}Range`][0])}–${fixed(digits)(r[`${key}Range`][1])}` : "–");
+
+function perCall(p) {
+  const success = p.success.find((r) => r.id === "retryline");
+  const retry = p.retry.find((r) => r.id === "retryline");
+  const pRetry = p.retry.find((r) => r.id === "p-retry");
+  const cols = (extra = []) => [
+    { title: "library", value: (r) => r.name },
+    { title: "µs/call", value: (r) => (r.error ? `failed: ${r.error}` : fixed(1)(r.usPerCall)), right: true },
+    { title: "µs over the floor", value: (r) => (r.error ? "–" : signed(1)(r.usOverFloor)), right: true },
+    { title: "rounds' range µs", value: (r) => (r.error ? "–" : `${fixed(1)(r.usFastest)}–${fixed(1)(r.usSlowest)}`), right: true },
+    ...extra,
+  ];
+  return [
+    `## Per-call work in Node (instant stub fetch)`,
+    ``,
+    `Each library wraps \`${p.settings.stub}\` (a fresh Response per attempt); the caller reads every body; calls awaited one after the other, ` +
+      `a yield to the event loop (setImmediate) after every ${p.settings.yieldEvery} calls in every row. Median of ${p.settings.rounds} interleaved rounds of ${p.settings.msPerRound} ms.`,
+    ``,
+    `### Success path (200)`,
+    ``,
+    markdownTable(cols(), p.success),
+    ``,
+    `retryline's own work per successful call: **${fixed(1)(success?.usOverFloor)} µs** over the floor — target ≤ ${p.targetUs} µs (issue 9): ${verdict(success?.usOverFloor <= p.targetUs)}.`,
+    ``,
+    `### Retry path (503, 503, 200; zero backoff)`,
+    ``,
+    markdownTable(cols([{ title: "wait between attempts", value: (r) => r.timer ?? "–" }]), p.retry),
+    ``,
+    `retryline ${fixed(1)(retry?.usPerCall)} µs per call against p-retry's ${fixed(1)(pRetry?.usPerCall)} µs — target ≤ p-retry's (issue 9): ${verdict(retry?.usPerCall <= pRetry?.usPerCall)}.`,
+    ``,
+    `Configured as — success path: ${p.success.filter((r) => r.id !== "stub").map((r) => `${r.name} \`${r.config}\``).join("; ")}. ` +
+      `Retry path: ${p.retry.filter((r) => r.id !== "stub").map((r) => `${r.name} \`${r.config}\``).join("; ")}.`,
+  ].join("\n");
+}
+
+function memory(m) {
+  const r = m.rows.find((x) => x.id === "retryline" && !x.error);
+  const mib = (n) => (n / 2 ** 20).toFixed(1);
+  const lines = [
+    `## Memory per pending operation (Node)`,
+    ``,
+    `${int(m.settings.calls)} calls pending at once on a fetch stub that never settles until released, issued in batches of ${m.settings.batch} with a yield after each; ` +
+      `each library in its own \`node --expose-gc\` process. (JS heap used + wasm memory growth) / ${int(m.settings.calls)}, after a full gc, ` +
+      `counted from after a warm-up of 1 000 released calls (the wasm memory from its size before the warm-up). Bytes.`,
+    ``,
+    markdownTable([
+      { title: "library", value: (x) => x.name },
+      { title: "per pending op", value: (x) => (x.error ? `failed: ${x.error}` : int(x.perPendingBytes)), right: true },
+      { title: "JS heap", value: (x) => int(x.heapPerPendingBytes), right: true },
+      { title: "wasm memory", value: (x) => (x.error ? "–" : int(x.wasmPerPendingBytes)), right: true },
+      { title: "over the floor", value: (x) => (x.overFloorBytes === undefined ? "–" : int(x.overFloorBytes)), right: true },
+      { title: "issuing took s", value: (x) => (x.bursts ? x.bursts.map((b) => fixed(1)(b.issueMs / 1000)).join(" / ") : "–"), right: true },
+      { title: "heap left after release", value: (x) => (x.error ? "–" : int(x.heapLeftAfterReleaseBytes)), right: true },
+    ], m.rows),
+    ``,
+  ];
+  if (r) {
+    const s = r.snapshots;
+    lines.push(
+      `retryline: **${int(r.perPendingBytes)} bytes** per pending operation (${int(r.heapPerPendingBytes)} JS heap + ${int(r.wasmPerPendingBytes)} wasm) — ` +
+        `target ≤ ${int(m.targetBytes)} bytes (issue 9): ${verdict(r.perPendingBytes <= m.targetBytes)}. ` +
+        `Wasm memory ${mib(s.base.wasm)} MiB → ${mib(s.pending1.wasm)} MiB with all pending → ${mib(s.released1.wasm)} MiB released` +
+        (s.pending2
+          ? `; a second burst of ${int(r.calls)} grew it by ${int(r.wasmGrowthSecondBurst)} bytes (${(100 * r.wasmGrowthSecondBurst / Math.max(1, s.pending1.wasm - s.base.wasm)).toFixed(1)} % of the first burst's growth): ` +
+            `${r.wasmGrowthSecondBurst <= 0.05 * (s.pending1.wasm - s.base.wasm) ? "**reused**" : "**not reused**"}, ${int(r.secondBurstPerPendingBytes)} bytes per pending op in that burst.`
+          : "."),
+      ``,
+      `Configured as: ${m.rows.map((x) => `${x.name} \`${x.config}\``).join("; ")}. retryline's wasm memory found through ${r.memoryVia}. Issuing each tenth of the bursts took (ms): ${r.bursts.map((b) => b.issueMsPerTenth.join(", ")).join(" | ")}.`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function bundle(b) {
+  if (b.error) return `## Browser bundle (Vite build of a one-call page)\n\nnot measured: ${b.error}`;
+  const r = b.rows.find((x) => x.id === "retryline" && !x.error);
+  const page = (x) => {
+    if (!x.page) return "not opened";
+    if (x.page.error) return `failed: ${x.page.error}`;
+    const ok = x.page.status === 200 && x.page.calledServer;
+    const dead = x.page.notFetched.length ? `; never fetched: ${x.page.notFetched.join(", ")}` : "";
+    const missing = x.page.fetchedNotEmitted.length ? `; fetched but not emitted: ${x.page.fetchedNotEmitted.join(", ")}` : "";
+    return `${ok ? "call answered 200" : `status ${x.page.status}`}${dead}${missing}${x.page.problems?.length ? `; ${x.page.problems.join("; ")}` : ""}`;
+  };
+  return [
+    `## Browser bundle (Vite build of a one-call page)`,
+    ``,
+    `Vite ${b.vite} production build of a page whose only code is one call (e.g. \`import { RetryClient } from "retryline"; new RetryClient().fetch(url)\`), ` +
+      `in a fresh project with the npm tarball installed ("browser" export condition). Every emitted file except index.html, each compressed on its own; KiB = 1024 bytes. ` +
+      `Each page was then opened in Chromium ${b.chromium ?? "(not available)"} from 127.0.0.1.`,
+    ``,
+    markdownTable([
+      { title: "page", value: (x) => x.name },
+      { title: "files", value: (x) => (x.error ? `failed: ${x.error}` : x.files.map((f) => f.path.replace(/^assets\//, "")).join(", ")) },
+      { title: "raw KiB", value: (x) => kib(x.rawBytes), right: true },
+      { title: "gzip -9 KiB", value: (x) => kib(x.gzipBytes), right: true },
+      { title: "brotli KiB", value: (x) => kib(x.brotliBytes), right: true },
+      { title: "of which wasm, gzip KiB", value: (x) => (x.wasmAsset ? kib(x.wasmGzipBytes) : "–"), right: true },
+      { title: "in Chromium", value: page },
+    ], b.rows),
+    ``,
+    r
+      ? `retryline's page: **${kib(r.gzipBytes)} KiB gzip** (${int(r.gzipBytes)} bytes; JS ${kib(r.jsGzipBytes)} + wasm ${r.wasmAsset ? kib(r.wasmGzipBytes) : "inlined in the JS"}) — ` +
+        `target ≤ 60 KB (issue 9; ${int(b.targetGzipBytes)} bytes): ${verdict(r.gzipBytes <= b.targetGzipBytes)}, ${(r.gzipBytes / b.targetGzipBytes).toFixed(2)}× the target.`
+      : `retryline's page did not build.`,
+  ].join("\n");
+}
+
+function coldStart(c) {
+  if (c.error) return `## Cold start\n\nnot measured: ${c.error}`;
+  const ms = fixed(1);
+  const parts = [
+    `## Cold start`,
+    ``,
+    `Median of interleaved samples, ms. *Ready* = the library imported and (retryline) \`new RetryClient()\` returned, so a call can be made; ` +
+      `*first response* = also one call made and its body read. Packages from the fresh project (npm tarball), each runtime's own export condition.`,
+    ``,
+    `### Node ${c.node ? `(${c.node.samples} samples, a new process each; instant stub fetch)` : ""}`,
+    ``,
+    c.node
+      ? markdownTable([
+          { title: "library", value: (r) => r.name },
+          { title: "import → ready", value: (r) => ms(r.readyMs), right: true },
+          { title: "range", value: (r) => rangeMs(r, "readyMs"), right: true },
+          { title: "import → first response", value: (r) => ms(r.firstResponseMs), right: true },
+          { title: "CPU ms to ready", value: (r) => ms(r.readyCpuMs), right: true },
+          { title: "CPU ms to first response", value: (r) => ms(r.firstResponseCpuMs), right: true },
+          { title: "process start → ready", value: (r) => ms(r.processAgeAtReadyMs), right: true },
+          { title: "errors", value: (r) => r.errors?.join("; ") ?? "" },
+        ], c.node.rows)
+      : "not measured",
+    ``,
+    ...(c.chromium?.runs
+      ? c.chromium.runs.flatMap((run) => [
+          `### Chromium ${c.chromium.chromium}, ${run.cpuThrottle === 1 ? "CPU not slowed" : `CPU ${run.cpuThrottle}× slower`} (${c.chromium.samples} samples, a new context each)`,
+          ``,
+          markdownTable([
+            { title: "page", value: (r) => r.name },
+            { title: "import → ready", value: (r) => ms(r.readyMs), right: true },
+            { title: "range", value: (r) => rangeMs(r, "readyMs"), right: true },
+            { title: "import → first response", value: (r) => ms(r.firstResponseMs), right: true },
+            { title: "navigation → ready", value: (r) => ms(r.navToReadyMs), right: true },
+            { title: "errors", value: (r) => r.errors?.join("; ") ?? "" },
+          ], run.rows),
+          ``,
+        ])
+      : [`### Chromium`, ``, `not measured: ${c.chromium?.error ?? "?"}`, ``]),
+    `### workerd${c.workerd?.rows ? ` ${c.workerd.workerd} (${c.workerd.samples} samples, a new process each)` : ""}`,
+    ``,
+  ];
+  if (c.workerd?.rows) {
+    const floor = c.workerd.rows.find((r) => r.id === "none");
+    parts.push(markdownTable([
+      { title: "worker", value: (r) => r.name },
+      { title: "spawn → listening", value: (r) => ms(r.listenMs), right: true },
+      { title: "spawn → first response", value: (r) => ms(r.firstResponseMs), right: true },
+      { title: "range", value: (r) => rangeMs(r, "firstResponseMs"), right: true },
+      { title: "first response over the floor", value: (r) => (floor && r.firstResponseMs !== undefined ? signed(1)(r.firstResponseMs - floor.firstResponseMs) : "–"), right: true },
+      { title: "CPU ms (all threads)", value: (r) => ms(r.cpuMs), right: true },
+      { title: "CPU over the floor", value: (r) => (floor?.cpuMs !== undefined && r.cpuMs !== undefined ? signed(1)(r.cpuMs - floor.cpuMs) : "–"), right: true },
+      { title: "errors", value: (r) => r.errors?.join("; ") ?? "" },
+    ], c.workerd.rows));
+  } else {
+    parts.push(`not measured: ${c.workerd?.error ?? "?"}`);
+  }
+  return parts.join("\n");
+}
+
+function builds(b) {
+  const line = (what, f) => `${what}: ${f ? `wasm ${f.wasm} (${int(f.wasmBytes)} bytes), glue ${f.glue}${f.problem ? ` — ${f.problem}` : ""}` : "–"}`;
+  const all = [b.start, b.memory, b.packed, b.end].filter(Boolean);
+  const same = all.every((f) => f.wasm === all[0].wasm && f.glue === all[0].glue);
+  return `Builds measured (sha-256 prefixes): ${[line("pkg/ at the start (imported by the in-process sections)", b.start), b.memory && line("pkg/ when the memory child ran", b.memory), b.packed && line("the packed tarball (bundle, cold start)", b.packed), line("pkg/ at the end", b.end)].filter(Boolean).join("; ")}` +
+    (same ? " — one build throughout." : " — **the build changed during the run**: compare rows within a section only.");
+}
+
 function configurations(list) {
   return [`## Configurations`, ``, ...list.map((c) => `* ${c.name}: \`${c.config}\``)].join("\n");
 }
@@ -139,12 +318,17 @@ export function renderMarkdown(results) {
     `Measured on a shared 2-core machine: compare rows of the same run, not numbers across runs; ` +
       `timings move with the machine's load, server-side request counts and Retry-After gaps do not.`,
   ];
+  if (results.builds) parts.push(builds(results.builds));
   if (results.overhead) parts.push(overhead(results.overhead));
   if (results.wrapperCost) parts.push(wrapperCost(results.wrapperCost));
   if (results.decisions) parts.push(decisions(results.decisions));
   if (results.retryAfter) parts.push(retryAfter(results.retryAfter));
   if (results.storm) parts.push(storm(results.storm));
   if (results.size) parts.push(size(results.size));
+  if (results.bundle) parts.push(bundle(results.bundle));
+  if (results.perCall) parts.push(perCall(results.perCall));
+  if (results.memory) parts.push(memory(results.memory));
+  if (results.coldStart) parts.push(coldStart(results.coldStart));
   if (results.configurations) parts.push(configurations(results.configurations));
   return parts.join("\n\n") + "\n";
 }
