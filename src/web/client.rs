@@ -174,7 +174,7 @@ impl Client {
         input: &JsValue,
         init: &JsValue,
         options: &JsValue,
-    ) -> Result<Call, JsValue> {
+    ) -> Result<Box<Call>, JsValue> {
         let call = CallOptions::parse(options, &self.policy)?;
         let template = RequestTemplate::new(input, init)?;
         // The request's signal can abort only if it follows one of the caller's: listening to
@@ -199,7 +199,9 @@ impl Client {
             // `begin` applies the built-in redaction; the caller's own names only when there are some.
             url: Some(if self.secrets.is_empty() { template.url.clone() } else { self.secrets.url(&template.url) }),
         };
-        Ok(Call {
+        // Boxed: every future that holds the call then holds a pointer (the call inline made
+        // each pending call's futures 2 KB).
+        Ok(Box::new(Call {
             op: Operation::begin(start, now, wall),
             template,
             abort: AbortWatch::new(signals),
@@ -212,12 +214,12 @@ impl Client {
             last_response: None,
             last_cause: None,
             note: None,
-        })
+        }))
     }
 
     /// Each step's future is boxed while it runs, so that a pending call holds only its
     /// current step: 100 000 pending calls each kept every step's state inline before.
-    async fn run(&self, mut call: Call) -> Result<JsValue, JsValue> {
+    async fn run(&self, mut call: Box<Call>) -> Result<JsValue, JsValue> {
         if call.key.is_some() {
             if let Err(settled) = Box::pin(self.claim(&mut call)).await {
                 return settled;
@@ -391,7 +393,7 @@ impl Client {
 
     /// The operation stopped: its state is finished in the store (within the deadline: a
     /// store that hangs is noted, not waited for), its records reported, its promise settled.
-    async fn settle(&self, mut call: Call, stop: Stop) -> Result<JsValue, JsValue> {
+    async fn settle(&self, mut call: Box<Call>, stop: Stop) -> Result<JsValue, JsValue> {
         if let (true, Some(key)) = (call.owns_key, call.key.clone()) {
             // Not cut by the caller's abort: an aborted order must still be kept unresolved.
             // Bounded like one attempt, and by the deadline: a hanging store delays no answer for long.
