@@ -84,7 +84,12 @@ fn strip_user_info(head: &str) -> String {
     let authority_end = rest.find('/').unwrap_or(rest.len());
     let (authority, path) = rest.split_at(authority_end);
     let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    format!("{scheme}://{host}{path}")
+    let mut out = String::with_capacity(head.len());
+    out.push_str(scheme);
+    out.push_str("://");
+    out.push_str(host);
+    out.push_str(path);
+    out
 }
 
 /// A query string with its secret values redacted; `&` and `;` kept where they were.
@@ -110,13 +115,19 @@ fn redact_pair(pair: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
         return pair.to_owned();
     }
     let decoded_name = decode_fully(name);
-    if is_secret(&decoded_name) || extra(&decoded_name) {
-        return format!("{name}={REDACTED}");
-    }
-    match redact_value(value, extra, depth, 0) {
-        Some(value) => format!("{name}={value}"),
-        None => pair.to_owned(),
-    }
+    let value = if is_secret(&decoded_name) || extra(&decoded_name) {
+        REDACTED.to_owned()
+    } else {
+        match redact_value(value, extra, depth, 0) {
+            Some(value) => value,
+            None => return pair.to_owned(),
+        }
+    };
+    let mut out = String::with_capacity(name.len() + 1 + value.len());
+    out.push_str(name);
+    out.push('=');
+    out.push_str(&value);
+    out
 }
 
 /// A value that carries a URL or a query string (perhaps encoded again and again) redacted

@@ -9,6 +9,7 @@ use crate::budget::{Budget, Priority};
 use crate::classify::{Observed, OperationKind};
 use crate::draw::Draws;
 use crate::input::{millis, text, whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
+use crate::json::push_u64;
 use crate::machine::{Action, Operation, Outcome, Start};
 use crate::policy::{Policy, MAX_ATTEMPTS};
 use crate::reason::Stop;
@@ -120,7 +121,7 @@ fn each<T>(
     items
         .iter()
         .enumerate()
-        .map(|(i, item)| read(i, item).map_err(|e| e.within(&format!("[{i}]")).within(field)))
+        .map(|(i, item)| read(i, item).map_err(|e| e.within_item(i).within(field)))
         .collect()
 }
 
@@ -226,7 +227,11 @@ fn scripted(outcome: Option<ScriptedOutcome>, timeout_ms: u64) -> (u64, Outcome)
         Loose::Absent => None,
         Loose::Text(s) => Some(s),
         // Whole and non-negative, as `from_options` checked.
-        Loose::Number(x) => Some((x as u64).to_string()),
+        Loose::Number(x) => {
+            let mut seconds = String::new();
+            push_u64(&mut seconds, x as u64);
+            Some(seconds)
+        }
         _ => None,
     };
     let response = Outcome { retry_after, date: o.date, ..Outcome::response(o.status.unwrap_or(200)) };

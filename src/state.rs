@@ -13,6 +13,7 @@ use crate::budget::{Budget, Grant, Priority};
 use crate::classify::{Observed, OperationKind};
 use crate::draw::Draws;
 use crate::gate;
+use crate::json::push_u64;
 use crate::machine::{Action, Operation, Outcome, Phase, Start};
 use crate::policy::Policy;
 use crate::reason::{Reason, Stop};
@@ -130,8 +131,21 @@ pub enum RestoreError {
 impl fmt::Display for RestoreError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
+            RestoreError::UnsupportedVersion(_) => f.write_str(&self.message()),
+        }
+    }
+}
+
+impl RestoreError {
+    /// What went wrong, in words (built without `fmt`'s integer formatting).
+    pub fn message(&self) -> String {
+        match self {
             RestoreError::UnsupportedVersion(v) => {
-                write!(f, "saved operation state has version {v}; this build reads version {STATE_VERSION}")
+                let mut out = String::from("saved operation state has version ");
+                push_u64(&mut out, u64::from(*v));
+                out.push_str("; this build reads version ");
+                push_u64(&mut out, u64::from(STATE_VERSION));
+                out
             }
         }
     }

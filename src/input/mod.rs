@@ -179,12 +179,22 @@ impl InvalidOption {
     /// Prefixes the field path, e.g. `maxAttempts` → `policy.maxAttempts`, `[2]` → `draws[2]`
     /// (an empty path is the parent itself).
     pub fn within(mut self, parent: &str) -> Self {
-        self.field = match self.field.as_str() {
-            "" => parent.to_owned(),
-            f if f.starts_with('[') => format!("{parent}{f}"),
-            f => format!("{parent}.{f}"),
-        };
+        let mut field = String::with_capacity(parent.len() + 1 + self.field.len());
+        field.push_str(parent);
+        if !self.field.is_empty() && !self.field.starts_with('[') {
+            field.push('.');
+        }
+        field.push_str(&self.field);
+        self.field = field;
         self
+    }
+
+    /// Prefixes the item's index, e.g. `maxAttempts` → `[2].maxAttempts`.
+    pub fn within_item(self, index: usize) -> Self {
+        let mut path = String::from("[");
+        crate::json::push_u64(&mut path, index as u64);
+        path.push(']');
+        self.within(&path)
     }
 
     /// Type mistakes are `TypeError`s; values of the right type out of range are `RangeError`s.
@@ -200,33 +210,56 @@ impl InvalidOption {
     }
 }
 
+impl InvalidOption {
+    /// The message a JavaScript error carries, e.g. `policy.maxAttempts must be at most 50`.
+    pub fn message(&self) -> String {
+        // Plain pushes, not `write!`: `fmt`'s padding and integer machinery cost the wasm build kilobytes.
+        let mut out = self.field.clone();
+        let (text, then): (&str, &str) = match &self.problem {
+            Problem::WrongType { expected, found } => {
+                out.push_str(" must be ");
+                out.push_str(expected);
+                (", got ", found)
+            }
+            Problem::NotFinite => (" must be a finite number", ""),
+            Problem::Negative => (" must not be negative", ""),
+            Problem::NotInteger => (" must be a whole number", ""),
+            Problem::TooLarge { max } => {
+                out.push_str(" must be at most ");
+                crate::json::push_u64(&mut out, *max);
+                ("", "")
+            }
+            Problem::TooSmall { min } => {
+                out.push_str(" must be at least ");
+                crate::json::push_u64(&mut out, *min);
+                ("", "")
+            }
+            Problem::UnknownField => (" is not a known option", ""),
+            Problem::UnknownName { allowed } => (" must be one of ", allowed),
+            Problem::BelowBase => (" must not be less than baseDelayMs", ""),
+            Problem::LongerThanDeadline => {
+                (" must not exceed deadlineMs: no attempt could finish before the deadline", "")
+            }
+            Problem::NotAStatus => (" must hold HTTP status codes between 100 and 599", ""),
+            Problem::Empty => (" must not be empty", ""),
+            Problem::NotPositive => (" must be greater than 0", ""),
+            Problem::NotAFraction => (" must be a fraction from 0 up to (not including) 1", ""),
+            Problem::Requires { other } => {
+                out.push_str(" needs ");
+                out.push_str(other);
+                (" as well", "")
+            }
+            Problem::Unreadable { detail } => (" could not be read: ", detail.as_str()),
+        };
+        out.push_str(text);
+        out.push_str(then);
+        out
+    }
+}
+
 impl fmt::Display for InvalidOption {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let field = &self.field;
-        match &self.problem {
-            Problem::WrongType { expected, found } => {
-                write!(f, "{field} must be {expected}, got {found}")
-            }
-            Problem::NotFinite => write!(f, "{field} must be a finite number"),
-            Problem::Negative => write!(f, "{field} must not be negative"),
-            Problem::NotInteger => write!(f, "{field} must be a whole number"),
-            Problem::TooLarge { max } => write!(f, "{field} must be at most {max}"),
-            Problem::TooSmall { min } => write!(f, "{field} must be at least {min}"),
-            Problem::UnknownField => write!(f, "{field} is not a known option"),
-            Problem::UnknownName { allowed } => write!(f, "{field} must be one of {allowed}"),
-            Problem::BelowBase => write!(f, "{field} must not be less than baseDelayMs"),
-            Problem::LongerThanDeadline => {
-                write!(f, "{field} must not exceed deadlineMs: no attempt could finish before the deadline")
-            }
-            Problem::NotAStatus => {
-                write!(f, "{field} must hold HTTP status codes between 100 and 599")
-            }
-            Problem::Empty => write!(f, "{field} must not be empty"),
-            Problem::NotPositive => write!(f, "{field} must be greater than 0"),
-            Problem::NotAFraction => write!(f, "{field} must be a fraction from 0 up to (not including) 1"),
-            Problem::Requires { other } => write!(f, "{field} needs {other} as well"),
-            Problem::Unreadable { detail } => write!(f, "{field} could not be read: {detail}"),
-        }
+        f.write_str(&self.message())
     }
 }
 

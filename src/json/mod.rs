@@ -10,4 +10,4 @@ mod state;
 mod write;
 
 pub use read::{Fields, FromLoose};
-pub use write::{to_json, Object, ToJson};
+pub use write::{push_u64, to_json, Object, ToJson};

@@ -101,16 +101,8 @@ impl<T: FromLoose> FromLoose for Vec<T> {
         };
         let mut read = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
-            read.push(T::from_loose(item).map_err(|e| e.within(&index(i)))?);
+            read.push(T::from_loose(item).map_err(|e| e.within_item(i))?);
         }
         Ok(read)
     }
-}
-
-/// `[i]`, for a field path.
-fn index(i: usize) -> String {
-    let mut path = String::from("[");
-    crate::json::ToJson::write_json(&i, &mut path);
-    path.push(']');
-    path
 }

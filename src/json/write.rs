@@ -44,21 +44,26 @@ impl<'a> Object<'a> {
 
 impl ToJson for u64 {
     fn write_json(&self, out: &mut String) {
-        let mut digits = [0u8; 20];
-        let mut n = *self;
-        let mut len = 0;
-        // Least significant first, then written backwards.
-        for slot in digits.iter_mut() {
-            *slot = b'0' + (n % 10) as u8;
-            len += 1;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
+        push_u64(out, *self)
+    }
+}
+
+/// `n` in decimal, without `fmt` (whose integer formatting costs the wasm build kilobytes).
+pub fn push_u64(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut n = n;
+    let mut len = 0;
+    // Least significant first, then written backwards.
+    for slot in digits.iter_mut() {
+        *slot = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
         }
-        for &d in digits.iter().take(len).rev() {
-            out.push(char::from(d));
-        }
+    }
+    for &d in digits.iter().take(len).rev() {
+        out.push(char::from(d));
     }
 }
 
