@@ -47,7 +47,7 @@ pub fn redact_url_with(url: &str, extra: &dyn Fn(&str) -> bool) -> String {
 }
 
 fn url_at(url: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
-    let without_fragment = url.split('#').next().unwrap_or("");
+    let without_fragment = url.split_once('#').map_or(url, |(before, _)| before);
     let (head, query) = match without_fragment.split_once('?') {
         Some((h, q)) => (h, Some(q)),
         None => (without_fragment, None),
@@ -64,25 +64,45 @@ fn url_at(url: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
 pub fn redact_text_with(text: &str, extra: &dyn Fn(&str) -> bool) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find("://") {
-        let scheme_len =
-            rest[..at].bytes().rev().take_while(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b)).count();
+    while let Some(at) = scheme_end(rest) {
+        let scheme_len = rest.bytes().take(at).rev().take_while(|&b| is_scheme_byte(b)).count();
         let begin = at - scheme_len;
-        let end = rest[at..].find(|c: char| c.is_whitespace() || "\"'<>`".contains(c)).map_or(rest.len(), |n| at + n);
-        out.push_str(&rest[..begin]);
-        out.push_str(&redact_url_with(&rest[begin..end], extra));
-        rest = &rest[end..];
+        let url_len = rest.get(at..).and_then(|tail| tail.find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`')));
+        let end = url_len.map_or(rest.len(), |n| at + n);
+        // `get`, not indexing: the bounds are ASCII positions, and a panic's message code is kilobytes.
+        let (Some(before), Some(url), Some(after)) = (rest.get(..begin), rest.get(begin..end), rest.get(end..)) else {
+            break;
+        };
+        out.push_str(before);
+        out.push_str(&redact_url_with(url, extra));
+        rest = after;
     }
     out.push_str(rest);
     out
 }
 
+/// Where the first `://` in `text` starts; bytewise, as `str`'s substring searcher costs the wasm build kilobytes.
+fn scheme_end(text: &str) -> Option<usize> {
+    text.as_bytes().windows(3).position(|w| w == b"://")
+}
+
+/// `text` split around its first `://`.
+fn split_scheme(text: &str) -> Option<(&str, &str)> {
+    let at = scheme_end(text)?;
+    Some((text.get(..at)?, text.get(at + 3..)?))
+}
+
+/// A character RFC 3986 allows in a scheme after its first letter.
+fn is_scheme_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')
+}
+
 fn strip_user_info(head: &str) -> String {
-    let Some((scheme, rest)) = head.split_once("://") else {
+    let Some((scheme, rest)) = split_scheme(head) else {
         return head.to_owned();
     };
     let authority_end = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
+    let (authority, path) = rest.split_at_checked(authority_end).unwrap_or((rest, ""));
     let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
     let mut out = String::with_capacity(head.len());
     out.push_str(scheme);
@@ -95,18 +115,12 @@ fn strip_user_info(head: &str) -> String {
 /// A query string with its secret values redacted; `&` and `;` kept where they were.
 fn query_at(query: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
     let mut out = String::with_capacity(query.len());
-    let mut rest = query;
-    loop {
-        let end = rest.find(['&', ';']).unwrap_or(rest.len());
-        out.push_str(&redact_pair(&rest[..end], extra, depth));
-        match rest[end..].chars().next() {
-            Some(separator) => {
-                out.push(separator);
-                rest = &rest[end + 1..];
-            }
-            None => return out,
-        }
+    for piece in query.split_inclusive(['&', ';']) {
+        let pair = piece.strip_suffix(['&', ';']).unwrap_or(piece);
+        out.push_str(&redact_pair(pair, extra, depth));
+        out.push_str(piece.get(pair.len()..).unwrap_or_default());
     }
+    out
 }
 
 fn redact_pair(pair: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
@@ -139,7 +153,7 @@ fn redact_value(value: &str, extra: &dyn Fn(&str) -> bool, depth: u32, rounds: u
     let encoded = decoded != value;
     // Read by how it starts: a `://` further in belongs to a value deeper down.
     let url_like = starts_with_scheme(&decoded) || decoded.starts_with('/') || decoded.starts_with('?');
-    let nested = url_like || decoded.contains('=');
+    let nested = url_like || decoded.bytes().any(|b| b == b'=');
     if !nested && !encoded {
         return None;
     }
@@ -163,17 +177,22 @@ fn redact_value(value: &str, extra: &dyn Fn(&str) -> bool, depth: u32, rounds: u
 
 /// `scheme://…`, the scheme as RFC 3986 spells it.
 fn starts_with_scheme(text: &str) -> bool {
-    let Some((scheme, _)) = text.split_once("://") else { return false };
-    let mut chars = scheme.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    let Some((scheme, _)) = split_scheme(text) else { return false };
+    let mut bytes = scheme.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic()) && bytes.all(is_scheme_byte)
 }
 
 /// Whether a (decoded) parameter name looks like a credential.
 pub fn is_secret(name: &str) -> bool {
     // ASCII folding is enough for parameter names, and keeps Unicode case tables out of the wasm.
     let normalized = normalized_name(name);
-    SECRET_PARTS.iter().any(|part| normalized.contains(part)) || SECRET_NAMES.contains(&normalized.as_str())
+    SECRET_PARTS.iter().any(|part| contains(&normalized, part)) || SECRET_NAMES.contains(&normalized.as_str())
+}
+
+/// Whether `part` occurs in `name`; bytewise, as `str`'s substring searcher costs the wasm build kilobytes.
+fn contains(name: &str, part: &str) -> bool {
+    let (name, part) = (name.as_bytes(), part.as_bytes());
+    (0..=name.len().saturating_sub(part.len())).any(|at| name.get(at..at + part.len()) == Some(part))
 }
 
 /// A parameter name as names are compared: ASCII letters and digits only, lower-cased.
