@@ -25,6 +25,7 @@ use super::request::{RequestTemplate, Unread};
 use super::response::Received;
 use super::secrets::Secrets;
 use super::store::{pending_name, still_pending, Fault, Store};
+use super::text;
 use super::timer;
 use super::to_js;
 use crate::budget::{Budget, Priority};
@@ -73,7 +74,7 @@ impl RetryClient {
             on_escalation: options.on_escalation,
             store: options.store.unwrap_or_else(Store::memory),
             secrets: options.secrets,
-            owner: format!("{:016x}", entropy()),
+            owner: text::hex16(entropy()),
             read_body: options.read_body,
         };
         Ok(RetryClient { core: Rc::new(client) })
@@ -109,7 +110,7 @@ fn origin(url: &str) -> String {
     for scheme in ["https://", "http://"] {
         if let Some(rest) = url.strip_prefix(scheme) {
             let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            return format!("{scheme}{}", &rest[..end]);
+            return text::join(&[scheme, rest.get(..end).unwrap_or(rest)]);
         }
     }
     web_sys::Url::new(url).map(|u| u.origin()).unwrap_or_else(|_| url.to_owned())
@@ -298,7 +299,7 @@ impl Client {
                         call.owns_key = true;
                     }
                     Err(e) => {
-                        let detail = format!("the stored state of key \"{key}\" cannot be resumed: {e}");
+                        let detail = text::join(&["the stored state of key \"", &key, "\" cannot be resumed: ", &e.message()]);
                         let why =
                             Interrupted { reason: Reason::Store, pending: Pending::StoreGet, detail: Some(detail) };
                         let stop = self.interrupt(call, why);
@@ -407,7 +408,7 @@ impl Client {
                 let note = self.secrets.text(&fault.describe());
                 call.op.note_store_failure(note.clone());
                 if stop.reason != Reason::Success {
-                    call.note = Some(format!("its state was not saved: {note}"));
+                    call.note = Some(text::join(&["its state was not saved: ", &note]));
                 }
             }
         }
@@ -425,7 +426,7 @@ impl Client {
         // An attempt cut by its timeout says what had not come.
         let cut_short = || {
             let pending = call.op.records().iter().rev().find(|r| r.is_sent())?.pending?;
-            Some(format!("{} was still pending when the last attempt timed out", pending_name(pending)))
+            Some(text::join(&[pending_name(pending), " was still pending when the last attempt timed out"]))
         };
         let note = call.note.take().or_else(cut_short);
         Err(self.error(Failure {
@@ -445,10 +446,12 @@ impl Client {
     /// The `RetryError` for a key that may not run now; its records are the saved operation's.
     fn refused(&self, template: &RequestTemplate, key: &str, refusal: Refusal, records: &[AttemptRecord]) -> JsValue {
         let detail = match refusal {
-            Refusal::Unresolved => format!(
-                "key \"{key}\" has an order whose outcome is unknown; reconcile it (client.reconcile) or close it (client.resolve)"
-            ),
-            Refusal::InUse => format!("key \"{key}\" is being run by another client sharing the store"),
+            Refusal::Unresolved => text::join(&[
+                "key \"",
+                key,
+                "\" has an order whose outcome is unknown; reconcile it (client.reconcile) or close it (client.resolve)",
+            ]),
+            Refusal::InUse => text::join(&["key \"", key, "\" is being run by another client sharing the store"]),
         };
         self.error(Failure {
             stop: Stop { reason: Reason::UnknownOutcome, at_ms: 0 },

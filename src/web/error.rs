@@ -12,6 +12,8 @@ use crate::reason::{Reason, Stop};
 use crate::record::wire_requests;
 use crate::AttemptRecord;
 
+use super::text;
+
 thread_local! {
     static RETRY_ERROR: RefCell<Option<Function>> = const { RefCell::new(None) };
 }
@@ -24,7 +26,7 @@ pub fn set_error_class(class: Function) {
 
 /// `TypeError` or `RangeError` for an invalid option; `context` names where it was given.
 pub fn invalid(context: &str, error: &InvalidOption) -> JsValue {
-    let message = format!("{context}: {error}");
+    let message = text::join(&[context, ": ", &error.message()]);
     match error.class() {
         ErrorClass::TypeError => js_sys::TypeError::new(&message).into(),
         ErrorClass::RangeError => js_sys::RangeError::new(&message).into(),
@@ -80,12 +82,19 @@ pub fn retry_error(failure: Failure) -> JsValue {
     let sent = wire_requests(failure.records);
     let plural = if sent == 1 { "" } else { "s" };
     let limit = failure.records.last().and_then(|r| r.limit);
-    let mut message = format!(
-        "{} {}: {reason} after {sent} request{plural}: {}",
+    let mut message = text::join(&[
         failure.method,
+        " ",
         failure.url,
-        failure.detail.unwrap_or(explain(failure.stop.reason, limit))
-    );
+        ": ",
+        reason,
+        " after ",
+        &text::number(u64::from(sent)),
+        " request",
+        plural,
+        ": ",
+        failure.detail.unwrap_or(explain(failure.stop.reason, limit)),
+    ]);
     if let Some(note) = failure.note {
         message.push_str(" (");
         message.push_str(note);

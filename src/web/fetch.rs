@@ -11,6 +11,7 @@ use web_sys::AbortController;
 
 use super::abort::{self, AbortWatch};
 use super::guard;
+use super::text;
 use super::race::{Cut, Ended, Race};
 use super::request::RequestTemplate;
 use super::response::{self, Received};
@@ -91,7 +92,7 @@ pub async fn send(
     // Counted as sent: never seen in practice, and an order is safer called unknown than repeated.
     let (input, init) = match template.for_attempt(&controller.signal()) {
         Ok(arguments) => arguments,
-        Err(e) => return Attempt::broken(format!("the request could not be rebuilt: {}", guard::describe(&e))),
+        Err(e) => return Attempt::broken(text::join(&["the request could not be rebuilt: ", &guard::describe(&e)])),
     };
     let value = match race.wait_call(fetcher.call(&input, &init)).await {
         Ended::Settled(Ok(value)) => value,
@@ -118,12 +119,13 @@ pub async fn send(
     let body = match body {
         Ended::Settled(Ok(bytes)) if guard::is_bytes(&bytes) => bytes,
         Ended::Settled(Ok(other)) => {
-            return Attempt::broken(format!(
-                "the response body resolved with {}, not bytes",
-                super::value::kind(&other)
-            ))
+            return Attempt::broken(text::join(&[
+                "the response body resolved with ",
+                super::value::kind(&other),
+                ", not bytes",
+            ]))
         }
-        Ended::Settled(Err(e)) => return Attempt::broken(format!("the response body failed: {}", guard::describe(&e))),
+        Ended::Settled(Err(e)) => return Attempt::broken(text::join(&["the response body failed: ", &guard::describe(&e)])),
         Ended::Cut(cut) => {
             abort::abort(&controller, cut != Cut::Aborted);
             return Attempt::cut(cut, Pending::Body);

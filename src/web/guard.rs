@@ -173,7 +173,7 @@ pub fn call(f: &JsValue, this: &JsValue, args: &[&JsValue]) -> Result<JsValue, J
 pub fn invoke(target: &JsValue, name: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
     let f = get(target, name)?;
     if !f.is_function() {
-        return Err(js_sys::TypeError::new(&format!("{name} is not a function")).into());
+        return Err(js_sys::TypeError::new(&super::text::join(&[name, " is not a function"])).into());
     }
     call(&f, target, args)
 }
@@ -238,7 +238,7 @@ pub fn describe(thrown: &JsValue) -> String {
         let read = |name| get(&current, name).ok().and_then(|v| v.as_string());
         match (read("name"), read("message")) {
             (Some(name), Some(message)) if !message.is_empty() => {
-                push_part(&mut text, depth, &format!("{name}: {message}"))
+                push_part(&mut text, depth, &super::text::join(&[&name, ": ", &message]))
             }
             (_, Some(message)) if !message.is_empty() => push_part(&mut text, depth, &message),
             (Some(name), _) => push_part(&mut text, depth, &name),

@@ -34,10 +34,10 @@ impl Keyed<'_> {
         let Some(value) = self.store.get(self.key, race).await? else { return Ok(None) };
         let unreadable = |detail: String| Fault::Failed {
             pending: Pending::StoreGet,
-            detail: format!("the stored state of key \"{}\" is unreadable: {detail}", self.key),
+            detail: super::text::join(&["the stored state of key \"", self.key, "\" is unreadable: ", &detail]),
         };
-        let value = loose(&value, "state").map_err(|e| unreadable(e.to_string()))?;
-        Saved::from_loose(&value).map(Some).map_err(|e| unreadable(e.within("state").to_string()))
+        let value = loose(&value, "state").map_err(|e| unreadable(e.message()))?;
+        Saved::from_loose(&value).map(Some).map_err(|e| unreadable(e.within("state").message()))
     }
 
     /// Claims the key, waiting once for another owner's live lease if it ends by

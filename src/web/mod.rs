@@ -22,6 +22,7 @@ mod request;
 mod response;
 mod secrets;
 mod store;
+mod text;
 mod timer;
 mod value;
 mod wake;

@@ -77,7 +77,7 @@ fn object_fields(options: &JsValue) -> Result<Vec<String>, InvalidOption> {
 /// An `AbortSignal` that works: a look-alike whose `aborted` throws is refused here, once.
 pub fn signal(field_name: &str, value: JsValue) -> Result<AbortSignal, InvalidOption> {
     let signal = value.dyn_into::<AbortSignal>().map_err(|v| wrong_type(field_name, "an AbortSignal", &v))?;
-    abort::aborted(&signal).map_err(|e| unreadable(&format!("{field_name}.aborted"), &e))?;
+    abort::aborted(&signal).map_err(|e| unreadable(&super::text::join(&[field_name, ".aborted"]), &e))?;
     Ok(signal)
 }
 

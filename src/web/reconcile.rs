@@ -14,6 +14,7 @@ use super::client::{ignore_rejection, Client, RetryClient};
 use super::clock;
 use super::error::{cause, invalid, retry_error, type_error, Failure};
 use super::guard;
+use super::text;
 use super::keyed::Keyed;
 use super::options::signal;
 use super::race::{Cut, Ended, Race};
@@ -123,9 +124,11 @@ impl Client {
         };
         if saved.as_ref().is_some_and(Saved::is_running) {
             // Its owner is still submitting it: that operation's own outcome comes first.
-            return Err(type_error(&format!(
-                "reconcile: key \"{key}\" is still running; reconcile it once it has ended"
-            )));
+            return Err(type_error(&text::join(&[
+                "reconcile: key \"",
+                &key,
+                "\" is still running; reconcile it once it has ended",
+            ])));
         }
         if let Some(saved) = &saved {
             // Its queries spend the budget of the scope the order was sent to.
@@ -194,7 +197,7 @@ impl Client {
         let race = within(op.deadline_at(), None);
         match keyed.load(&race).await {
             Ok(saved) if saved.as_ref().is_some_and(Saved::is_running) => {
-                return Err(type_error(&format!("resolve: key \"{key}\" is still running, not unresolved")))
+                return Err(type_error(&text::join(&["resolve: key \"", &key, "\" is still running, not unresolved"])))
             }
             Ok(_) => {}
             Err(fault) => return Err(self.store_failure(&mut op, fault)),
@@ -227,7 +230,7 @@ impl Client {
             Ok(records) => records,
             Err(error) => return error,
         };
-        let target = format!("key \"{}\"", op.key().unwrap_or_default());
+        let target = text::join(&["key \"", op.key().unwrap_or_default(), "\""]);
         retry_error(Failure {
             stop,
             method: "reconcile",
@@ -250,7 +253,7 @@ fn status_start(key: &str, policy: Policy, what: &str) -> Start {
         policy,
         kind: OperationKind::Read,
         priority: Priority::Reconcile,
-        scope: format!("{what}:{key}"),
+        scope: text::join(&[what, ":", key]),
         weight: 1,
         key: Some(key.to_owned()),
         method: None,
@@ -301,11 +304,12 @@ async fn ask(query: &JsValue, attempt: u32, timeout_ms: u64, abort: &AbortWatch)
         Ended::Settled(Ok(value)) => {
             return match value.as_string().as_deref().and_then(Evidence::from_name) {
                 Some(evidence) => Ok(Outcome::evidence(evidence)),
-                None => Err(type_error(&format!(
-                    "reconcile: the query must resolve to one of {}, got {}",
+                None => Err(type_error(&text::join(&[
+                    "reconcile: the query must resolve to one of ",
                     Evidence::NAMES,
-                    kind(&value)
-                ))),
+                    ", got ",
+                    kind(&value),
+                ]))),
             }
         }
         // A query that throws or rejects is a failed attempt, like a network error.

@@ -7,6 +7,7 @@ use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::guard;
+use super::text;
 use super::value::kind;
 
 /// What the core needs of a response's head.
@@ -23,9 +24,9 @@ pub struct Head {
 /// Reads the head of what `fetch` resolved with (in one crossing); `Err` says why it is unusable.
 pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, String> {
     let text = match guard::head(value, used_weight_header) {
-        Ok(text) if text.is_empty() => return Err(format!("fetch resolved with {}, not a Response", kind(value))),
+        Ok(text) if text.is_empty() => return Err(text::join(&["fetch resolved with ", kind(value), ", not a Response"])),
         Ok(text) => text,
-        Err((part, e)) => return Err(format!("reading the response's {part} threw {}", guard::describe(&e))),
+        Err((part, e)) => return Err(text::join(&["reading the response's ", &part, " threw ", &guard::describe(&e)])),
     };
     let mut parts = text.split('\0');
     let mut next = || parts.next().unwrap_or_default();
@@ -48,16 +49,16 @@ fn status(value: &JsValue) -> Result<u16, String> {
     match value.as_f64() {
         Some(x) if x.fract() == 0.0 && (200.0..=599.0).contains(&x) => Ok(x as u16),
         Some(0.0) => Err("an opaque response (status 0) tells nothing of the outcome".to_owned()),
-        Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => Err(format!("status {} is not an HTTP status", x as i64)),
+        Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => Err(text::join(&["status ", &text::signed(x as i64), " is not an HTTP status"])),
         Some(_) => Err("the response's status is not a whole number".to_owned()),
-        None => Err(format!("the response's status is {}, not a number", kind(value))),
+        None => Err(text::join(&["the response's status is ", kind(value), ", not a number"])),
     }
 }
 
 /// Starts reading the body: what `arrayBuffer()` returned (a promise, usually), or why not.
 pub fn read_body(value: &JsValue) -> Result<JsValue, String> {
     guard::invoke(value, "arrayBuffer", &[])
-        .map_err(|e| format!("reading the response body threw {}", guard::describe(&e)))
+        .map_err(|e| text::join(&["reading the response body threw ", &guard::describe(&e)]))
 }
 
 /// A response received: handed on as the platform gave it, or buffered inside the attempt

@@ -32,7 +32,7 @@ impl Secrets {
         let length = field(value, "length")?.as_f64().unwrap_or(0.0).min(10_000.0) as u32;
         let mut secrets = Secrets::default();
         for i in 0..length {
-            let at = format!("redact[{i}]");
+            let at = super::text::join(&["redact[", &super::text::number(i as u64), "]"]);
             let item = guard::item(value, i).map_err(|e| unreadable(&at, &e))?;
             if let Some(name) = item.as_string() {
                 let name = normalized_name(&name);

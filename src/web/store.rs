@@ -52,7 +52,7 @@ pub fn still_pending(pending: Pending, cut: Cut) -> String {
         Cut::Timeout => "after an attempt timeout",
         Cut::Aborted => "when the caller aborted",
     };
-    format!("{} was still pending {when}", pending_name(pending))
+    super::text::join(&[pending_name(pending), " was still pending ", when])
 }
 
 /// How a pending step reads in a message.
@@ -122,7 +122,7 @@ impl Store {
         match stored.as_string() {
             Some(text) => guard::parse_json(&text).map(Some).map_err(|e| Fault::Failed {
                 pending,
-                detail: format!("the stored state of key \"{key}\" is not JSON ({})", guard::describe(&e)),
+                detail: super::text::join(&["the stored state of key \"", key, "\" is not JSON (", &guard::describe(&e), ")"]),
             }),
             None => Ok(Some(stored)),
         }
@@ -157,7 +157,7 @@ impl Store {
 }
 
 fn stored_key(key: &str) -> JsValue {
-    JsValue::from_str(&format!("{PREFIX}{key}"))
+    JsValue::from_str(&super::text::join(&[PREFIX, key]))
 }
 
 fn failed(pending: Pending, thrown: &JsValue) -> Fault {
@@ -166,7 +166,7 @@ fn failed(pending: Pending, thrown: &JsValue) -> Fault {
         Pending::StoreDelete => "delete",
         _ => "set",
     };
-    Fault::Failed { pending, detail: format!("store.{call} failed: {}", guard::describe(thrown)) }
+    Fault::Failed { pending, detail: super::text::join(&["store.", call, " failed: ", &guard::describe(thrown)]) }
 }
 
 /// A store call's answer, or what it threw, within the race.
