@@ -344,7 +344,7 @@ impl Operation {
 
     /// Milliseconds since the operation started.
     pub fn elapsed(&self, now: u64) -> u64 {
-        (i128::from(now) - self.origin).clamp(0, i128::from(u64::MAX)) as u64
+        saturating_u64(i128::from(now) - self.origin)
     }
 
     /// The action the current phase is waiting on (for calls out of order).
@@ -352,8 +352,8 @@ impl Operation {
         match &self.phase {
             Phase::Sleeping { until, .. } => Action::Sleep { until: *until },
             Phase::InFlight { record, .. } => {
-                let started = self.origin.saturating_add(i128::from(record.start_ms)).clamp(0, i128::from(u64::MAX));
-                Action::Send { attempt: record.attempt, timeout_ms: self.attempt_timeout(started as u64) }
+                let started = saturating_u64(self.origin.saturating_add(i128::from(record.start_ms)));
+                Action::Send { attempt: record.attempt, timeout_ms: self.attempt_timeout(started) }
             }
             Phase::Stopped(stop) => Action::Stop(*stop),
             Phase::Idle => Action::Stop(Stop { reason: Reason::Aborted, at_ms: 0 }),
@@ -571,4 +571,9 @@ impl Operation {
     fn stop(&mut self, now: u64, reason: Reason) -> Action {
         Action::Stop(self.halt(now, reason))
     }
+}
+
+/// `x` held to `0..=u64::MAX` (`try_from`, not `clamp`: `i128::clamp`'s assertion brings 128-bit formatting into the wasm build).
+fn saturating_u64(x: i128) -> u64 {
+    u64::try_from(x.max(0)).unwrap_or(u64::MAX)
 }
