@@ -214,3 +214,13 @@ export function head(response, weightHeader) {
     return fail(e);
   }
 }
+
+// 53 random bits (a seed for jitter), or -1 where there is no crypto.getRandomValues.
+export function random() {
+  try {
+    const words = crypto.getRandomValues(new Uint32Array(2));
+    return words[0] * 2 ** 21 + (words[1] >>> 11);
+  } catch {
+    return -1;
+  }
+}

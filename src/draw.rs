@@ -1,6 +1,6 @@
 //! Where delays come from: scripted draws first (replays, tests), then a seeded source.
 //!
-//! The core never reads entropy itself; the shell seeds [`Rng`] (from `getrandom`
+//! The core never reads entropy itself; the shell seeds [`Rng`] (from `crypto.getRandomValues`
 //! unless the caller gives a seed), so every schedule can be reproduced.
 
 /// SplitMix64: tiny, fast, and good enough to spread retries (not for secrets).

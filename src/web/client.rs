@@ -94,12 +94,11 @@ impl RetryClient {
     }
 }
 
-/// A seed from `getrandom`, or from the clocks if it has no source.
+/// A seed from `crypto.getRandomValues`, or from the clocks where there is none.
 fn entropy() -> u64 {
-    let mut bytes = [0u8; 8];
-    match getrandom::getrandom(&mut bytes) {
-        Ok(()) => u64::from_le_bytes(bytes),
-        Err(_) => clock::wall_now() ^ clock::now().rotate_left(32),
+    match guard::random() {
+        Some(bits) => bits,
+        None => clock::wall_now() ^ clock::now().rotate_left(32),
     }
 }
 

@@ -64,6 +64,8 @@ extern "C" {
     fn js_head(response: &JsValue, weight_header: Option<&str>) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = headPart)]
     fn js_head_part() -> String;
+    #[wasm_bindgen(js_name = random)]
+    fn js_random() -> f64;
     #[wasm_bindgen(js_name = attemptInit)]
     fn js_attempt_init(signal: &JsValue) -> JsValue;
 }
@@ -208,6 +210,12 @@ pub fn monotonic() -> f64 {
 pub fn head(response: &JsValue, weight_header: Option<&str>) -> Result<String, (String, JsValue)> {
     let text = guarded!(js_head(response, weight_header)).map_err(|e| (js_head_part(), e))?;
     Ok(text.as_string().unwrap_or_default())
+}
+
+/// 53 random bits from `crypto.getRandomValues` (`None` without it).
+pub fn random() -> Option<u64> {
+    let bits = js_random();
+    (bits >= 0.0).then_some(bits as u64)
 }
 
 /// `{ signal }`: one attempt's `fetch` init, made in one crossing.
