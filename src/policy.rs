@@ -121,7 +121,7 @@ impl Policy {
         let mut p = self.clone();
         // The caller names the object itself (`policy`); its fields are named relative to it.
         for (field, value) in options.entries("")? {
-            if *value == Loose::Absent {
+            if value.is_absent() {
                 continue;
             }
             let f = field.as_str();

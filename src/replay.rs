@@ -59,7 +59,7 @@ impl ReplaySpec {
     pub fn from_options(options: &Loose) -> Result<ReplaySpec, InvalidOption> {
         let mut spec = ReplaySpec::default();
         for (field, value) in options.entries("spec")? {
-            if *value == Loose::Absent {
+            if value.is_absent() {
                 continue;
             }
             let f = field.as_str();
@@ -81,7 +81,7 @@ impl ScriptedOutcome {
     fn from_options(options: &Loose) -> Result<ScriptedOutcome, InvalidOption> {
         let mut outcome = ScriptedOutcome::default();
         for (field, value) in options.entries("")? {
-            if *value == Loose::Absent {
+            if value.is_absent() {
                 continue;
             }
             let f = field.as_str();

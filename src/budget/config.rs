@@ -63,7 +63,7 @@ impl BudgetConfig {
         let mut scopes = None;
         let mut limits = Vec::new();
         for (field, value) in options.entries("options")? {
-            if *value == Loose::Absent {
+            if value.is_absent() {
                 continue;
             }
             match field.as_str() {
@@ -80,7 +80,7 @@ impl BudgetConfig {
                     .entries(scope)
                     .map_err(|e| e.within("scopes"))?
                     .iter()
-                    .filter(|(_, v)| *v != Loose::Absent)
+                    .filter(|(_, v)| !v.is_absent())
                     .map(|(k, v)| (k.as_str(), v))
                     .collect();
                 let parsed = read_limits(&config.limits, &fields).map_err(|e| e.within(scope).within("scopes"))?;
@@ -137,7 +137,7 @@ fn quota(value: &Loose) -> Result<Option<QuotaConfig>, InvalidOption> {
         Loose::Bool(true) => return Ok(Some(config)),
         Loose::Map(entries) => {
             for (field, value) in entries {
-                if *value == Loose::Absent {
+                if value.is_absent() {
                     continue;
                 }
                 let f = field.as_str();

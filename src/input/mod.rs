@@ -42,6 +42,11 @@ impl Loose {
         }
     }
 
+    /// `null` or `undefined` (a `match`, not `==`: the derived comparison walks whole values).
+    pub fn is_absent(&self) -> bool {
+        matches!(self, Loose::Absent)
+    }
+
     /// Reads a deserializable type (a replay spec, a saved state) out of this value.
     pub fn read<'a, T: Deserialize<'a>>(&'a self) -> Result<T, LooseError> {
         T::deserialize(self)
