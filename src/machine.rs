@@ -573,7 +573,8 @@ impl Operation {
     }
 }
 
-/// `x` held to `0..=u64::MAX` (`try_from`, not `clamp`: `i128::clamp`'s assertion brings 128-bit formatting into the wasm build).
+/// `x` held to `0..=u64::MAX`.
+// Not `i128::clamp`: its assertion brings 128-bit integer formatting into the wasm build.
 fn saturating_u64(x: i128) -> u64 {
     u64::try_from(x.max(0)).unwrap_or(u64::MAX)
 }

@@ -67,8 +67,7 @@ pub fn redact_text_with(text: &str, extra: &dyn Fn(&str) -> bool) -> String {
     while let Some(at) = scheme_end(rest) {
         let scheme_len = rest.bytes().take(at).rev().take_while(|&b| is_scheme_byte(b)).count();
         let begin = at - scheme_len;
-        let url_len = rest.get(at..).and_then(|tail| tail.find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`')));
-        let end = url_len.map_or(rest.len(), |n| at + n);
+        let end = rest.get(at..).and_then(|tail| tail.find(ends_url)).map_or(rest.len(), |n| at + n);
         // `get`, not indexing: the bounds are ASCII positions, and a panic's message code is kilobytes.
         let (Some(before), Some(url), Some(after)) = (rest.get(..begin), rest.get(begin..end), rest.get(end..)) else {
             break;
@@ -79,6 +78,11 @@ pub fn redact_text_with(text: &str, extra: &dyn Fn(&str) -> bool) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Whether `c` ends a URL inside free text.
+fn ends_url(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`')
 }
 
 /// Where the first `://` in `text` starts; bytewise, as `str`'s substring searcher costs the wasm build kilobytes.

@@ -118,11 +118,7 @@ fn each<T>(
     let Loose::List(items) = value else {
         return Err(InvalidOption::new(field, Problem::WrongType { expected: "an array", found: value.kind() }));
     };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| read(i, item).map_err(|e| e.within_item(i).within(field)))
-        .collect()
+    items.iter().enumerate().map(|(i, item)| read(i, item).map_err(|e| e.within_item(i).within(field))).collect()
 }
 
 fn operation(field: &str, value: &Loose) -> Result<OperationKind, InvalidOption> {
