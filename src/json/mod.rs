@@ -9,5 +9,5 @@ mod records;
 mod state;
 mod write;
 
-pub use read::{Fields, FromLoose};
+pub use read::{Fields, FromLoose, Placeholder};
 pub use write::{push_u64, to_json, Object, ToJson};

@@ -1,6 +1,6 @@
 //! The enums that travel as names (kebab-case, as serde's `rename_all` wrote them).
 
-use super::{FromLoose, ToJson};
+use super::{FromLoose, Placeholder, ToJson};
 use crate::budget::{Limit, Priority};
 use crate::classify::{Observed, OperationKind};
 use crate::input::{text, InvalidOption, Loose, Problem};
@@ -49,6 +49,12 @@ named!(Reason {
 });
 
 named!(Decision { Decision::Sent => "sent", Decision::Refused => "refused" });
+
+impl Placeholder for Decision {
+    fn placeholder() -> Self {
+        Decision::Refused
+    }
+}
 
 named!(Pending {
     Pending::Response => "response",

@@ -42,34 +42,35 @@ impl ToJson for AttemptRecord {
 
 impl FromLoose for AttemptRecord {
     fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
-        let f = Fields::of(value)?;
-        Ok(AttemptRecord {
-            attempt: f.read("attempt")?,
-            decision: f.read("decision")?,
-            operation: f.read("operation")?,
-            key: f.read("key")?,
-            scope: f.read("scope")?,
-            method: f.read("method")?,
-            url: f.read("url")?,
-            decided_at_ms: f.read("decidedAtMs")?,
-            start_ms: f.read("startMs")?,
-            end_ms: f.read("endMs")?,
-            outcome: f.read("outcome")?,
-            status: f.read("status")?,
-            window_ms: f.read("windowMs")?,
-            sampled_delay_ms: f.read("sampledDelayMs")?,
-            provider_wait_ms: f.read("providerWaitMs")?,
-            retry_after: f.read("retryAfter")?,
-            budget_wait_ms: f.read("budgetWaitMs")?,
-            planned_wait_ms: f.read("plannedWaitMs")?,
-            remaining_ms: f.read("remainingMs")?,
-            evidence: f.read("evidence")?,
-            reason: f.read("reason")?,
-            error: f.read("error")?,
-            pending: f.read("pending")?,
-            store_error: f.read("storeError")?,
-            limit: f.read("limit")?,
-        })
+        let mut f = Fields::of(value)?;
+        let record = AttemptRecord {
+            attempt: f.take("attempt"),
+            decision: f.take("decision"),
+            operation: f.take("operation"),
+            key: f.take("key"),
+            scope: f.take("scope"),
+            method: f.take("method"),
+            url: f.take("url"),
+            decided_at_ms: f.take("decidedAtMs"),
+            start_ms: f.take("startMs"),
+            end_ms: f.take("endMs"),
+            outcome: f.take("outcome"),
+            status: f.take("status"),
+            window_ms: f.take("windowMs"),
+            sampled_delay_ms: f.take("sampledDelayMs"),
+            provider_wait_ms: f.take("providerWaitMs"),
+            retry_after: f.take("retryAfter"),
+            budget_wait_ms: f.take("budgetWaitMs"),
+            planned_wait_ms: f.take("plannedWaitMs"),
+            remaining_ms: f.take("remainingMs"),
+            evidence: f.take("evidence"),
+            reason: f.take("reason"),
+            error: f.take("error"),
+            pending: f.take("pending"),
+            store_error: f.take("storeError"),
+            limit: f.take("limit"),
+        };
+        f.finish(record)
     }
 }
 

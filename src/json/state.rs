@@ -1,6 +1,6 @@
 //! The JSON forms of saved operations: what a store keeps under a key.
 
-use super::{Fields, FromLoose, Object, ToJson};
+use super::{Fields, FromLoose, Object, Placeholder, ToJson};
 use crate::durable::Saved;
 use crate::input::{InvalidOption, Loose, Problem};
 use crate::policy::Policy;
@@ -41,6 +41,12 @@ impl ToJson for PhaseState {
             PhaseState::Stopped { stop } => object.field("phase", &"stopped").field("stop", stop),
         }
         .end();
+    }
+}
+
+impl Placeholder for PhaseState {
+    fn placeholder() -> Self {
+        PhaseState::Idle
     }
 }
 
@@ -127,32 +133,33 @@ impl ToJson for OperationState {
 
 impl FromLoose for OperationState {
     fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
-        let f = Fields::only(value, STATE_FIELDS)?;
-        Ok(OperationState {
-            version: f.read("version")?,
-            policy: f.read("policy")?,
-            operation: f.read("operation")?,
-            priority: f.read("priority")?,
-            scope: f.read("scope")?,
-            weight: f.read("weight")?,
-            key: f.read("key")?,
-            method: f.read("method")?,
-            url: f.read("url")?,
-            started_at_wall_ms: f.read("startedAtWallMs")?,
-            expires_at_wall_ms: f.read("expiresAtWallMs")?,
-            saved_at_wall_ms: f.read("savedAtWallMs")?,
-            remaining_ms: f.read("remainingMs")?,
-            attempts_sent: f.read("attemptsSent")?,
-            retries_proposed: f.read("retriesProposed")?,
-            previous_delay_ms: f.read("previousDelayMs")?,
-            after_provider_wait: f.read("afterProviderWait")?,
-            after_timeout: f.read_or_default("afterTimeout")?,
-            unresolved: f.read("unresolved")?,
-            hold_until_wall_ms: f.read("holdUntilWallMs")?,
-            ban_until_wall_ms: f.read("banUntilWallMs")?,
-            phase: f.read("phase")?,
-            records: f.read("records")?,
-        })
+        let mut f = Fields::only(value, STATE_FIELDS)?;
+        let state = OperationState {
+            version: f.take("version"),
+            policy: f.take("policy"),
+            operation: f.take("operation"),
+            priority: f.take("priority"),
+            scope: f.take("scope"),
+            weight: f.take("weight"),
+            key: f.take("key"),
+            method: f.take("method"),
+            url: f.take("url"),
+            started_at_wall_ms: f.take("startedAtWallMs"),
+            expires_at_wall_ms: f.take("expiresAtWallMs"),
+            saved_at_wall_ms: f.take("savedAtWallMs"),
+            remaining_ms: f.take("remainingMs"),
+            attempts_sent: f.take("attemptsSent"),
+            retries_proposed: f.take("retriesProposed"),
+            previous_delay_ms: f.take("previousDelayMs"),
+            after_provider_wait: f.take("afterProviderWait"),
+            after_timeout: f.take_or_default("afterTimeout"),
+            unresolved: f.take("unresolved"),
+            hold_until_wall_ms: f.take("holdUntilWallMs"),
+            ban_until_wall_ms: f.take("banUntilWallMs"),
+            phase: f.take("phase"),
+            records: f.take("records"),
+        };
+        f.finish(state)
     }
 }
 
