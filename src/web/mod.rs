@@ -6,6 +6,7 @@
 //! Nothing here decides anything: every decision is the core's.
 
 mod abort;
+mod alloc;
 mod budget;
 mod client;
 pub mod clock;
