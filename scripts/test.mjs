@@ -1,6 +1,6 @@
 // npm test: every test of the project, on a fresh machine too (it installs what is missing).
 //   1. the native core (cargo test)         4. the shell in headless Chrome (wasm-pack test)
-//   2. the package build (wasm-pack, -Oz)   5. node --test: mock exchange, client, replay, package in workerd and Vite
+//   2. the package build (wasm-pack, wasm-opt -O1)   5. node --test: mock exchange, client, replay, package in workerd and Vite
 //   3. the shell in Node (wasm-pack test)
 // Usage: node scripts/test.mjs [--only rust|wasm|js]
 import { spawn, spawnSync } from "node:child_process";
