@@ -10,7 +10,6 @@ use std::rc::Rc;
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 use web_sys::AbortSignal;
 
 use super::abort::AbortWatch;
@@ -24,6 +23,7 @@ use super::race::{Cut, Race};
 use super::request::{RequestTemplate, Unread};
 use super::response::Received;
 use super::secrets::Secrets;
+use super::spawn::promise;
 use super::store::{pending_name, still_pending, Fault, Store};
 use super::text;
 use super::timer;
@@ -87,7 +87,7 @@ impl RetryClient {
         match self.core.prepare(now, wall, &input, &init, &options) {
             Ok(call) => {
                 let core = self.core.clone();
-                future_to_promise(async move { core.run(call).await })
+                promise(async move { core.run(call).await })
             }
             Err(error) => Promise::reject(&error),
         }

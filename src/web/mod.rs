@@ -22,6 +22,7 @@ mod replay;
 mod request;
 mod response;
 mod secrets;
+mod spawn;
 mod store;
 mod text;
 mod timer;

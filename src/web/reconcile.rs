@@ -6,7 +6,6 @@
 
 use js_sys::{Object, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 use web_sys::{AbortController, AbortSignal};
 
 use super::abort::{self, AbortWatch};
@@ -18,6 +17,7 @@ use super::text;
 use super::keyed::Keyed;
 use super::options::signal;
 use super::race::{Cut, Ended, Race};
+use super::spawn::promise;
 use super::store::Fault;
 use super::to_js;
 use super::value::{field, keys, kind, loose};
@@ -40,7 +40,7 @@ impl RetryClient {
         match self.core.prepare_reconcile(now, wall, &key, query, &options) {
             Ok(run) => {
                 let core = self.core.clone();
-                future_to_promise(async move { core.reconcile(run).await })
+                promise(async move { core.reconcile(run).await })
             }
             Err(error) => Promise::reject(&error),
         }
@@ -50,7 +50,7 @@ impl RetryClient {
     pub fn resolve(&self, key: JsValue, state: JsValue) -> Promise {
         let core = self.core.clone();
         let started = clock::now();
-        future_to_promise(async move { core.resolve(started, key, state).await })
+        promise(async move { core.resolve(started, key, state).await })
     }
 }
 

@@ -1,0 +1,14 @@
+//! The promise of an exported async operation.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use js_sys::Promise;
+use wasm_bindgen::JsValue;
+
+/// Type-erased first: `future_to_promise` (its spawn, poll and settling closures) is then
+/// compiled once for every export instead of once per future type.
+pub fn promise(future: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    let future: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(future);
+    wasm_bindgen_futures::future_to_promise(future)
+}
