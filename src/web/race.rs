@@ -92,29 +92,26 @@ impl Race {
 
     /// Waits for `value` (itself, or what it settles to if it is a promise or thenable).
     pub async fn wait(&self, value: &JsValue) -> Ended {
-        if !value.is_object() && !value.is_function() {
-            self.woken.set((Kind::Fulfilled, value.clone()));
-            let (kind, value) = self.woken.clone().await;
-            return Ended::of(kind, value);
-        }
-        // Its own slot: should the race move on, a late settling finds nothing.
-        let follower = Waiter::new(&self.woken);
-        guard::follow(value, follower.id());
-        let (kind, value) = self.woken.clone().await;
-        drop(follower);
-        Ended::of(kind, value)
+        self.wait_call(Ok(value.clone())).await
     }
 
     /// Waits for a value that a call produced, or for what the call threw.
     pub async fn wait_call(&self, called: Result<JsValue, JsValue>) -> Ended {
+        // One await for every case: each is inlined into its callers' state machines.
+        let mut follower = None;
         match called {
-            Ok(value) => self.wait(&value).await,
-            Err(thrown) => {
-                self.woken.set((Kind::Rejected, thrown));
-                let (kind, value) = self.woken.clone().await;
-                Ended::of(kind, value)
+            Ok(value) if value.is_object() || value.is_function() => {
+                // Its own slot: should the race move on, a late settling finds nothing.
+                let waiter = Waiter::new(&self.woken);
+                guard::follow(&value, waiter.id());
+                follower = Some(waiter);
             }
+            Ok(value) => self.woken.set((Kind::Fulfilled, value)),
+            Err(thrown) => self.woken.set((Kind::Rejected, thrown)),
         }
+        let (kind, value) = self.woken.clone().await;
+        drop(follower);
+        Ended::of(kind, value)
     }
 
     /// Sleeps `ms`, unless the race is cut first.
