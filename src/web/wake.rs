@@ -55,9 +55,15 @@ const INDEX_BITS: u32 = 23;
 /// Generations wrap within the 30 bits left of a double's 53.
 const GENERATION_MASK: u32 = (1 << 30) - 1;
 
+/// The slots, and the indices of those free for reuse.
+struct Table {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+}
+
 thread_local! {
-    static SLOTS: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
-    static FREE: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    // One thread-local for both: each `with` is its own instantiation.
+    static TABLE: RefCell<Table> = const { RefCell::new(Table { slots: Vec::new(), free: Vec::new() }) };
     static READY: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -71,9 +77,9 @@ impl Waiter {
     /// A new slot whose wake-ups set `latch`.
     pub fn new(latch: &Woken) -> Waiter {
         ensure_waker();
-        let index = FREE.with(|f| f.borrow_mut().pop());
-        SLOTS.with(|slots| {
-            let mut slots = slots.borrow_mut();
+        TABLE.with(|table| {
+            let Table { slots, free } = &mut *table.borrow_mut();
+            let index = free.pop();
             // 2^23 waits at once would need far more than wasm32's 4 GiB: ids never collide.
             let index = index.unwrap_or_else(|| {
                 slots.push(Slot { generation: 0, latch: None });
@@ -98,13 +104,14 @@ impl Waiter {
 
 impl Drop for Waiter {
     fn drop(&mut self) {
-        SLOTS.with(|slots| {
-            if let Some(slot) = slots.borrow_mut().get_mut(self.index as usize) {
+        TABLE.with(|table| {
+            let Table { slots, free } = &mut *table.borrow_mut();
+            if let Some(slot) = slots.get_mut(self.index as usize) {
                 slot.generation = slot.generation.wrapping_add(1) & GENERATION_MASK;
                 slot.latch = None;
             }
+            free.push(self.index);
         });
-        FREE.with(|f| f.borrow_mut().push(self.index));
     }
 }
 
@@ -113,9 +120,9 @@ fn on_wake(id: f64, code: u32, value: JsValue) {
     let (Some(kind), true) = (Kind::from_code(code), id.is_finite() && id >= 0.0) else { return };
     let id = id as u64;
     let (generation, index) = ((id >> INDEX_BITS) as u32, (id & ((1 << INDEX_BITS) - 1)) as u32);
-    let latch = SLOTS.with(|slots| {
-        let slots = slots.try_borrow().ok()?;
-        let slot = slots.get(index as usize)?;
+    let latch = TABLE.with(|table| {
+        let table = table.try_borrow().ok()?;
+        let slot = table.slots.get(index as usize)?;
         (slot.generation == generation).then(|| slot.latch.clone()).flatten()
     });
     // Set outside the table's borrow: waking a task may run code that makes waiters.
