@@ -1,6 +1,6 @@
 //! `Budget` for JavaScript: one core budget shared by every client that holds it.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
@@ -13,10 +13,14 @@ use super::value::loose;
 use crate::budget::{Budget, BudgetConfig};
 use crate::sorted_map::SortedMap;
 
+/// Live budgets by id, so a `Budget` found inside an options object can be told from a look-alike.
+struct Live {
+    budgets: SortedMap<u32, Weak<RefCell<Budget>>>,
+    next_id: u32,
+}
+
 thread_local! {
-    /// Live budgets by id, so a `Budget` found inside an options object can be told from a look-alike.
-    static LIVE: RefCell<SortedMap<u32, Weak<RefCell<Budget>>>> = const { RefCell::new(SortedMap::new()) };
-    static NEXT_ID: Cell<u32> = const { Cell::new(1) };
+    static LIVE: RefCell<Live> = const { RefCell::new(Live { budgets: SortedMap::new(), next_id: 1 }) };
     /// `Budget.prototype` and its id getter, as wasm-bindgen's glue made them.
     static GENUINE: RefCell<Option<(JsValue, js_sys::Function)>> = const { RefCell::new(None) };
 }
@@ -56,19 +60,20 @@ impl SharedBudget {
 impl SharedBudget {
     fn with(budget: Budget) -> SharedBudget {
         let shared = Rc::new(RefCell::new(budget));
-        let id = NEXT_ID.with(|n| {
-            let id = n.get();
-            n.set(id.wrapping_add(1));
+        let id = LIVE.with(|live| {
+            let mut live = live.borrow_mut();
+            let id = live.next_id;
+            live.next_id = id.wrapping_add(1);
+            live.budgets.insert(id, Rc::downgrade(&shared));
             id
         });
-        LIVE.with(|live| live.borrow_mut().insert(id, Rc::downgrade(&shared)));
         SharedBudget { id, shared }
     }
 }
 
 impl Drop for SharedBudget {
     fn drop(&mut self) {
-        LIVE.with(|live| live.borrow_mut().remove(&self.id));
+        LIVE.with(|live| live.borrow_mut().budgets.remove(&self.id));
     }
 }
 
@@ -88,7 +93,7 @@ pub fn shared(value: &JsValue) -> Option<Rc<RefCell<Budget>>> {
     }
     guard::own_value(value, "__wbg_ptr")?.as_f64().filter(|ptr| *ptr != 0.0)?;
     let id = guard::call(&id_getter, value, &[]).ok()?.as_f64()?;
-    LIVE.with(|live| live.borrow().get(&(id as u32)).and_then(Weak::upgrade))
+    LIVE.with(|live| live.borrow().budgets.get(&(id as u32)).and_then(Weak::upgrade))
 }
 
 /// The glue's `Budget.prototype`, learnt from a budget this module wraps itself.
