@@ -72,9 +72,9 @@ fn convert(value: &JsValue, depth: u32) -> Result<Loose, InvalidOption> {
         }
         let mut items = Vec::with_capacity(length as usize);
         for i in 0..length as u32 {
-            let at = super::text::join(&["[", &super::text::number(i as u64), "]"]);
-            let item = guard::item(value, i).map_err(|e| unreadable(&at, &e))?;
-            items.push(convert(&item, depth + 1).map_err(|e| e.within(&at))?);
+            // The path `[i]` is built only for an error.
+            let item = guard::item(value, i).map_err(|e| unreadable("", &e).within_item(i as usize))?;
+            items.push(convert(&item, depth + 1).map_err(|e| e.within_item(i as usize))?);
         }
         return Ok(Loose::List(items));
     }
