@@ -467,7 +467,7 @@ impl Client {
     }
 
     fn error(&self, mut failure: Failure) -> JsValue {
-        match to_js(failure.records) {
+        match to_js(&failure.records) {
             Ok(records) => failure.records_js = records,
             Err(error) => return error,
         }

@@ -39,6 +39,7 @@ use wasm_bindgen::JsValue;
 use crate::json::{to_json, ToJson};
 
 /// Plain JavaScript values from the core's JSON forms: one `JSON.parse`, not a crossing per field.
-fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+/// Not generic: one copy, whatever it writes.
+fn to_js(value: &dyn ToJson) -> Result<JsValue, JsValue> {
     guard::parse_json(&to_json(value))
 }

@@ -175,7 +175,7 @@ impl Client {
             op.note_store_failure(detail.clone());
         }
         self.report(&op, &mut reported);
-        let result = outcome(&key, resolved, evidence, escalated, to_js(op.records())?, store_error.as_deref())?;
+        let result = outcome(&key, resolved, evidence, escalated, to_js(&op.records())?, store_error.as_deref())?;
         if let (true, Some(callback)) = (escalated, &self.on_escalation) {
             // A throwing callback must not lose the result.
             if let Ok(returned) = guard::call(callback, &JsValue::UNDEFINED, &[&result]) {
@@ -226,7 +226,7 @@ impl Client {
         let detail = self.secrets.text(&fault.describe());
         let stop: Stop = op.cancel(now, reason, Some(pending), &mut self.budget.borrow_mut());
         op.note_store_failure(detail.clone());
-        let records_js = match to_js(op.records()) {
+        let records_js = match to_js(&op.records()) {
             Ok(records) => records,
             Err(error) => return error,
         };
