@@ -113,7 +113,7 @@ pub async fn send(
         return Attempt { outcome, response: Some(Received::passed_on(value, head)), transmitted: true, used_weight };
     }
     let body = match response::read_body(&value) {
-        Ok(reading) => race.wait(&reading).await,
+        Ok(reading) => race.wait_call(Ok(reading)).await,
         Err(why) => return Attempt::broken(why),
     };
     let body = match body {

@@ -90,12 +90,8 @@ impl Race {
         self
     }
 
-    /// Waits for `value` (itself, or what it settles to if it is a promise or thenable).
-    pub async fn wait(&self, value: &JsValue) -> Ended {
-        self.wait_call(Ok(value.clone())).await
-    }
-
-    /// Waits for a value that a call produced, or for what the call threw.
+    /// Waits for a value that a call produced (itself, or what it settles to if it is a
+    /// promise or thenable), or for what the call threw.
     pub async fn wait_call(&self, called: Result<JsValue, JsValue>) -> Ended {
         // One await for every case: each is inlined into its callers' state machines.
         let mut follower = None;
