@@ -19,6 +19,7 @@ use super::value::{field, keys, kind, loose, unreadable};
 use crate::budget::{Budget, Priority};
 use crate::classify::OperationKind;
 use crate::input::{millis, name, whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
+use crate::json::FromLoose;
 use crate::policy::Policy;
 
 /// The most tokens one request may weigh.
@@ -206,17 +207,12 @@ fn operation(value: &Loose) -> Result<OperationKind, InvalidOption> {
 }
 
 fn priority(value: &Loose) -> Result<Priority, InvalidOption> {
-    let unknown = || {
+    crate::input::text("priority", value)?;
+    // The saved-state reader's table; the error keeps this option's own wording.
+    Priority::from_loose(value).map_err(|_| {
         InvalidOption::new(
             "priority",
             Problem::UnknownName { allowed: "\"reconcile\", \"order\", \"read\", \"refresh\"" },
         )
-    };
-    match crate::input::text("priority", value)? {
-        "reconcile" => Ok(Priority::Reconcile),
-        "order" => Ok(Priority::Order),
-        "read" => Ok(Priority::Read),
-        "refresh" => Ok(Priority::Refresh),
-        _ => Err(unknown()),
-    }
+    })
 }
