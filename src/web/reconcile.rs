@@ -55,8 +55,7 @@ impl RetryClient {
 }
 
 fn key_of(context: &str, key: &JsValue) -> Result<String, JsValue> {
-    let given = loose(key, "key").map_err(|e| invalid(context, &e))?;
-    crate::input::name("key", &given).map_err(|e| invalid(context, &e))
+    loose(key, "key").and_then(|given| crate::input::name("key", &given)).map_err(|e| invalid(context, &e))
 }
 
 /// A plain result object: `{ key, resolved, state, escalated, records }`, and `storeError`
