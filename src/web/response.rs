@@ -30,8 +30,9 @@ pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, S
     };
     let mut parts = text.split('\0');
     let mut next = || parts.next().unwrap_or_default();
-    let status = match next().parse::<u16>() {
-        Ok(code) if (200..=599).contains(&code) => code,
+    // Parsed as the weight header is (one integer parser in the wasm), then range-checked.
+    let status = match next().parse::<u64>() {
+        Ok(code) if (200..=599).contains(&code) => code as u16,
         // Anything else is refused, with the reason read from the value itself.
         _ => return Err(status(&guard::get(value, "status").unwrap_or(JsValue::UNDEFINED)).err().unwrap_or_default()),
     };
