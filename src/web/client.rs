@@ -176,14 +176,14 @@ impl Client {
         options: &JsValue,
     ) -> Result<Box<Call>, JsValue> {
         let call = CallOptions::parse(options, &self.policy)?;
-        let template = RequestTemplate::new(input, init)?;
+        let template = RequestTemplate::new(input, init, matches!(self.fetcher, Fetcher::Global))?;
         // The request's signal can abort only if it follows one of the caller's: listening to
         // a signal that never aborts would cost a listener on every wait.
         let given = |v: &JsValue| !v.is_undefined() && !v.is_null();
         let init_signal = given(init) && guard::get(init, "signal").is_ok_and(|s| given(&s));
         let mut signals: Vec<AbortSignal> = Vec::new();
         if init_signal || input.is_instance_of::<web_sys::Request>() {
-            signals.push(template.signal());
+            signals.extend(template.signal());
         }
         signals.extend(call.signal.clone());
         let kind = call.operation.unwrap_or_else(|| OperationKind::from_method(&template.method));
