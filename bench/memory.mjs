@@ -12,6 +12,7 @@ const child = fileURLToPath(new URL("./lib/memory-child.mjs", import.meta.url));
 export const memoryContenders = [
   { id: "stub", name: "bare stub (floor)", config: "stub(url): a promise and its resolver, held until released", bursts: 1 },
   { id: "retryline", name: "retryline", config: "new RetryClient({ fetch: stub, policy: { attemptTimeoutMs: 3600000, deadlineMs: 3600000 } }).fetch(url)", bursts: 2 },
+  { id: "retryline-platform", name: "retryline, the platform's fetch", config: "globalThis.fetch = stub; new RetryClient({ policy: { attemptTimeoutMs: 3600000, deadlineMs: 3600000 } }).fetch(url)", bursts: 1 },
   { id: "p-retry", name: "p-retry + stub", config: "pRetry(() => stub(url) /* throws on !ok */, { retries: 2 })", bursts: 1 },
   { id: "ky", name: "ky", config: "ky.create({ fetch: stub, timeout: 3600000 }).get(url)", bursts: 1 },
 ];
@@ -49,7 +50,7 @@ export async function measureMemory({ calls = 100_000, batch = 100, log = () => 
     log(`  ${c.name}: ${calls} pending${c.bursts > 1 ? `, ${c.bursts} bursts` : ""}`);
     const started = performance.now();
     try {
-      const r = await runChild(c.id, { calls, batch, bursts: c.bursts, timeoutMs: c.id === "retryline" ? 300_000 : 120_000 });
+      const r = await runChild(c.id, { calls, batch, bursts: c.bursts, timeoutMs: c.id.startsWith("retryline") ? 300_000 : 120_000 });
       rows.push({ name: c.name, config: c.config, seconds: (performance.now() - started) / 1000, ...r });
     } catch (error) {
       log(`  ${c.name}: ${error.message}`);

@@ -68,6 +68,12 @@ export const perCallContenders = {
       const client = new RetryClient({ fetch: send });
       return () => client.fetch(URL_);
     } },
+    // The default configuration: the platform's fetch (here the stub installed as globalThis.fetch),
+    // which is handed a bare URL as it is, with no Request of retryline's.
+    { id: "retryline-platform", name: "retryline, the platform's fetch", config: "globalThis.fetch = stub; new RetryClient()", make: (send) => {
+      const client = new RetryClient();
+      return () => ((globalThis.fetch = send), client.fetch(URL_));
+    } },
     { id: "ky", name: "ky", config: "ky.create({ fetch: stub }).get(url)", make: (send) => {
       const api = ky.create({ fetch: send });
       return () => api.get(URL_);

@@ -50,10 +50,13 @@ let memoryVia = null;
 let call;
 let findMemory = () => true;
 
-if (id === "retryline") {
+if (id === "retryline" || id === "retryline-platform") {
   const entry = await import("../../js/node.js");
   const glue = await import("../../pkg/retryline.js");
-  const client = new entry.RetryClient({ fetch: stub, policy: { attemptTimeoutMs: HOUR, deadlineMs: HOUR } });
+  // retryline-platform: the default configuration, the platform's fetch (the stub as globalThis.fetch).
+  if (id === "retryline-platform") globalThis.fetch = stub;
+  const policy = { attemptTimeoutMs: HOUR, deadlineMs: HOUR };
+  const client = new entry.RetryClient(id === "retryline" ? { fetch: stub, policy } : { policy });
   call = () => client.fetch(URL_);
   // Looked up after the warm-up, in case the module is instantiated at the first call.
   findMemory = () => {

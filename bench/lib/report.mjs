@@ -134,6 +134,7 @@ const rangeMs = (r, key, digits = 1) => (r[`${key}Range`] ? `${fixed(digits)(r[`
 
 function perCall(p) {
   const success = p.success.find((r) => r.id === "retryline");
+  const platform = p.success.find((r) => r.id === "retryline-platform" && !r.error);
   const retry = p.retry.find((r) => r.id === "retryline");
   const pRetry = p.retry.find((r) => r.id === "p-retry");
   const cols = (extra = []) => [
@@ -153,7 +154,8 @@ function perCall(p) {
     ``,
     markdownTable(cols(), p.success),
     ``,
-    `retryline's own work per successful call: **${fixed(1)(success?.usOverFloor)} µs** over the floor — target ≤ ${p.targetUs} µs (issue 9): ${verdict(success?.usOverFloor <= p.targetUs)}.`,
+    `retryline's own work per successful call: **${fixed(1)(success?.usOverFloor)} µs** over the floor — target ≤ ${p.targetUs} µs (issue 9): ${verdict(success?.usOverFloor <= p.targetUs)}` +
+      (platform ? `; with the platform's fetch (a bare URL handed on as it is) **${fixed(1)(platform.usOverFloor)} µs**: ${verdict(platform.usOverFloor <= p.targetUs)}.` : "."),
     ``,
     `### Retry path (503, 503, 200; zero backoff)`,
     ``,
@@ -168,6 +170,7 @@ function perCall(p) {
 
 function memory(m) {
   const r = m.rows.find((x) => x.id === "retryline" && !x.error);
+  const platform = m.rows.find((x) => x.id === "retryline-platform" && !x.error);
   const mib = (n) => (n / 2 ** 20).toFixed(1);
   const lines = [
     `## Memory per pending operation (Node)`,
@@ -197,6 +200,10 @@ function memory(m) {
           ? `; a second burst of ${int(r.calls)} grew it by ${int(r.wasmGrowthSecondBurst)} bytes (${(100 * r.wasmGrowthSecondBurst / Math.max(1, s.pending1.wasm - s.base.wasm)).toFixed(1)} % of the first burst's growth): ` +
             `${r.wasmGrowthSecondBurst <= 0.05 * (s.pending1.wasm - s.base.wasm) ? "**reused**" : "**not reused**"}, ${int(r.secondBurstPerPendingBytes)} bytes per pending op in that burst.`
           : "."),
+      ...(platform
+        ? [``, `With the platform's fetch (the default; a bare URL is handed on with no \`Request\` of retryline's): **${int(platform.perPendingBytes)} bytes** ` +
+            `(${int(platform.heapPerPendingBytes)} JS heap + ${int(platform.wasmPerPendingBytes)} wasm): ${verdict(platform.perPendingBytes <= m.targetBytes)}.`]
+        : []),
       ``,
       `Configured as: ${m.rows.map((x) => `${x.name} \`${x.config}\``).join("; ")}. retryline's wasm memory found through ${r.memoryVia}. Issuing each tenth of the bursts took (ms): ${r.bursts.map((b) => b.issueMsPerTenth.join(", ")).join(" | ")}.`,
     );
