@@ -164,7 +164,10 @@ async function measurePath(list, script, attemptsPerCall, { rounds, msPerRound }
 
 export async function measurePerCall({ rounds = 5, msPerRound = 300, log = () => {} } = {}) {
   log("  success path");
-  const success = await measurePath(perCallContenders.success, successScript, 1, { rounds, msPerRound });
+  // The platform-fetch row installs its stub as globalThis.fetch: the later sections need the real one.
+  const platformFetch = globalThis.fetch;
+  const success = await measurePath(perCallContenders.success, successScript, 1, { rounds, msPerRound })
+    .finally(() => (globalThis.fetch = platformFetch));
   log("  retry path (503, 503, 200; zero backoff)");
   const retried = await measurePath(perCallContenders.retry, retryScript, 3, { rounds, msPerRound });
   return { settings: { rounds, msPerRound, yieldEvery: YIELD_EVERY, stub: 'Promise.resolve(new Response("ok", { status }))' }, success, retry: retried, targetUs: 15 };
