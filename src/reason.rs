@@ -38,6 +38,26 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, in declaration order.
+    pub const ALL: [Reason; 13] = [
+        Reason::Success,
+        Reason::Retryable,
+        Reason::Throttled,
+        Reason::NonRetryable,
+        Reason::Attempts,
+        Reason::Deadline,
+        Reason::ProviderWait,
+        Reason::Budget,
+        Reason::Banned,
+        Reason::RateLimited,
+        Reason::UnknownOutcome,
+        Reason::Aborted,
+        Reason::Store,
+    ];
+
+    /// The names, for an error that lists them.
+    pub const NAMES: &'static str = "\"success\" \"retryable\" \"throttled\" \"non-retryable\" \"attempts\" \"deadline\" \"provider-wait\" \"budget\" \"banned\" \"rate-limited\" \"unknown-outcome\" \"aborted\" \"store\" ";
+
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Success => "success",

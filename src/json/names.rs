@@ -38,21 +38,18 @@ fn by_name<T: Copy>(value: &Loose, table: &[(T, &str)], allowed: &'static str) -
     }
 }
 
-named!(Reason {
-    Reason::Success => "success",
-    Reason::Retryable => "retryable",
-    Reason::Throttled => "throttled",
-    Reason::NonRetryable => "non-retryable",
-    Reason::Attempts => "attempts",
-    Reason::Deadline => "deadline",
-    Reason::ProviderWait => "provider-wait",
-    Reason::Budget => "budget",
-    Reason::Banned => "banned",
-    Reason::RateLimited => "rate-limited",
-    Reason::UnknownOutcome => "unknown-outcome",
-    Reason::Aborted => "aborted",
-    Reason::Store => "store",
-});
+// Reason's names are its own `as_str`, the contract's reason strings: one table, not two.
+impl ToJson for Reason {
+    fn write_json(&self, out: &mut String) {
+        self.as_str().write_json(out)
+    }
+}
+
+impl FromLoose for Reason {
+    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+        by_name(value, &Reason::ALL.map(|r| (r, r.as_str())), Reason::NAMES)
+    }
+}
 
 named!(Decision { Decision::Sent => "sent", Decision::Refused => "refused" });
 
