@@ -224,3 +224,21 @@ export function random() {
     return -1;
   }
 }
+
+// A body handed on unread follows the caller's signal, as the platform's fetch would have it.
+// The listener is the signal's: it goes when the signal goes.
+export function linkAbort(signal, controller) {
+  const follow = () => {
+    try {
+      controller.abort(signal.reason);
+    } catch {
+      // Nothing to abort any more.
+    }
+  };
+  try {
+    if (signal.aborted) follow();
+    else signal.addEventListener("abort", follow, { once: true });
+  } catch {
+    // A signal we cannot listen to: the body stays the caller's to cancel.
+  }
+}

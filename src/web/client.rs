@@ -419,7 +419,8 @@ impl Client {
         self.report(&call.op, &mut call.reported);
         let response = call.last_response.take();
         if stop.reason == Reason::Success {
-            return Ok(response.map(Received::for_caller).unwrap_or(JsValue::UNDEFINED));
+            let signals = call.abort.signals();
+            return Ok(response.map(|r| r.for_caller(signals)).unwrap_or(JsValue::UNDEFINED));
         }
         let response = response.map(|r| r.for_error(|url| self.secrets.url(url))).unwrap_or(JsValue::UNDEFINED);
         // An attempt cut by its timeout says what had not come.

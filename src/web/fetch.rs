@@ -110,7 +110,7 @@ pub async fn send(
         Outcome { retry_after: head.retry_after.clone(), date: head.date.clone(), ..Outcome::response(head.status) };
     let used_weight = head.used_weight;
     if !read_body {
-        return Attempt { outcome, response: Some(Received::passed_on(value, head)), transmitted: true, used_weight };
+        return Attempt { outcome, response: Some(Received::passed_on(value, head, controller)), transmitted: true, used_weight };
     }
     let body = match response::read_body(&value) {
         Ok(reading) => race.wait_call(Ok(reading)).await,

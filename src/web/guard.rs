@@ -64,6 +64,8 @@ extern "C" {
     fn js_head(response: &JsValue, weight_header: Option<&str>) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = headPart)]
     fn js_head_part() -> String;
+    #[wasm_bindgen(js_name = linkAbort)]
+    fn js_link_abort(signal: &JsValue, controller: &JsValue);
     #[wasm_bindgen(js_name = random)]
     fn js_random() -> f64;
     #[wasm_bindgen(js_name = attemptInit)]
@@ -210,6 +212,11 @@ pub fn monotonic() -> f64 {
 pub fn head(response: &JsValue, weight_header: Option<&str>) -> Result<String, (String, JsValue)> {
     let text = guarded!(js_head(response, weight_header)).map_err(|e| (js_head_part(), e))?;
     Ok(text.as_string().unwrap_or_default())
+}
+
+/// Aborts `controller` when `signal` aborts (at once if it already has).
+pub fn link_abort(signal: &web_sys::AbortSignal, controller: &web_sys::AbortController) {
+    js_link_abort(signal, controller);
 }
 
 /// 53 random bits from `crypto.getRandomValues` (`None` without it).

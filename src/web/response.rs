@@ -4,6 +4,7 @@
 //! the attempt a failed one, with the reason in its record.
 
 use js_sys::Object;
+use web_sys::{AbortController, AbortSignal};
 use wasm_bindgen::prelude::*;
 
 use super::guard;
@@ -71,23 +72,32 @@ pub struct Received {
     original: JsValue,
     /// The body was left unread, for the caller.
     passed_on: bool,
+    /// The attempt's controller, whose signal the unread body still follows.
+    controller: Option<AbortController>,
     url: Option<String>,
     redirected: bool,
 }
 
 impl Received {
-    pub fn passed_on(original: JsValue, head: Head) -> Received {
-        Received { rebuilt: None, original, passed_on: true, url: head.url, redirected: head.redirected }
+    pub fn passed_on(original: JsValue, head: Head, controller: AbortController) -> Received {
+        let controller = Some(controller);
+        Received { rebuilt: None, original, passed_on: true, controller, url: head.url, redirected: head.redirected }
     }
 
     pub fn rebuilt(original: JsValue, head: Head, body: &JsValue) -> Received {
         let rebuilt =
             rebuild(&original, &head, body, true).or_else(|_| rebuild(&original, &head, body, false)).ok();
-        Received { rebuilt, original, passed_on: false, url: head.url, redirected: head.redirected }
+        Received { rebuilt, original, passed_on: false, controller: None, url: head.url, redirected: head.redirected }
     }
 
-    /// The response a caller receives on success: the provider's, with its real URL.
-    pub fn for_caller(self) -> JsValue {
+    /// The response a caller receives on success: the provider's, with its real URL. An unread
+    /// body goes on following the caller's `signals`, as the platform's `fetch` would have it.
+    pub fn for_caller(self, signals: &[AbortSignal]) -> JsValue {
+        if let Some(controller) = &self.controller {
+            for signal in signals {
+                guard::link_abort(signal, controller);
+            }
+        }
         match &self.rebuilt {
             Some(response) => {
                 self.finish(response, self.url.as_deref());

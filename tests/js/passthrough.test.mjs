@@ -102,3 +102,22 @@ test("readBody must be a boolean", () => {
   assert.throws(() => new RetryClient({ readBody: "yes" }), (e) => e instanceof TypeError && /readBody must be a boolean/.test(e.message));
   return assert.rejects(new RetryClient().fetch(`${url}/ok`, undefined, { readBody: 1 }), (e) => e instanceof TypeError && /readBody/.test(e.message));
 });
+
+test("an unread body goes on following the caller's signal after the call resolved", async () => {
+  for (const where of ["init", "options"]) {
+    const controller = new AbortController();
+    const client = new RetryClient({ policy });
+    const res = where === "init"
+      ? await client.fetch(`${url}/stream`, { signal: controller.signal })
+      : await client.fetch(`${url}/stream`, undefined, { signal: controller.signal });
+    const reading = res.text();
+    controller.abort(new Error(`stop reading (${where})`));
+    // The server sends the rest ~300 ms later: the read fails at once instead.
+    await assert.rejects(reading, (e) => /stop reading|abort/i.test(`${e?.message} ${e?.cause?.message}`), where);
+  }
+});
+
+test("without a signal the unread body reads to its end", async () => {
+  const res = await new RetryClient({ policy }).fetch(`${url}/stream`);
+  assert.match(await res.text(), /^first;last@\d+$/);
+});
