@@ -189,7 +189,7 @@ export function headPart() {
 // one string, parts separated by NUL, an absent header as SOH. What threw is FAILED (see
 // headPart); a value that is not an object is the empty string (wasm then says what it is).
 export function head(response, weightHeader) {
-  if (response === null || (typeof response !== "object" && typeof response !== "function")) return "";
+  if (response === null || typeof response !== "object") return "";
   reading = "status";
   try {
     const status = response.status;
@@ -197,7 +197,9 @@ export function head(response, weightHeader) {
     const headers = response.headers;
     const header = (name) => {
       reading = `${name} header`;
-      const value = headers == null ? null : headers.get(name);
+      if (headers == null) return "\u0001";
+      if (typeof headers.get !== "function") throw new TypeError("get is not a function");
+      const value = headers.get(name);
       return typeof value === "string" ? text(value) : "\u0001";
     };
     const retryAfter = header("retry-after");
@@ -226,18 +228,31 @@ export function random() {
 }
 
 // A body handed on unread follows the caller's signal, as the platform's fetch would have it.
-// The listener is the signal's: it goes when the signal goes.
-export function linkAbort(signal, controller) {
-  const follow = () => {
-    try {
-      controller.abort(signal.reason);
-    } catch {
-      // Nothing to abort any more.
-    }
-  };
+// The attempt's controller lives as long as its response (the WeakMap), and the listener goes
+// when the response is collected, so that a long-lived signal does not gather one per call.
+const controllers = new WeakMap();
+const unlink = typeof FinalizationRegistry === "function"
+  ? new FinalizationRegistry(({ signal, follow }) => signal.removeEventListener("abort", follow))
+  : null;
+// Its own function: a closure over `value` inside linkAbort would share linkAbort's context with
+// the listener, and the listener would then hold the response it must not keep alive.
+const weakly = (value) => (typeof WeakRef === "function" ? new WeakRef(value) : { deref: () => value });
+
+export function linkAbort(signal, controller, response) {
   try {
-    if (signal.aborted) follow();
-    else signal.addEventListener("abort", follow, { once: true });
+    if (signal.aborted) return void controller.abort(signal.reason);
+    controllers.set(response, controller);
+    const held = weakly(response);
+    const follow = () => {
+      try {
+        const live = held.deref();
+        if (live !== undefined) controllers.get(live)?.abort(signal.reason);
+      } catch {
+        // Nothing to abort any more.
+      }
+    };
+    signal.addEventListener("abort", follow, { once: true });
+    unlink?.register(response, { signal, follow });
   } catch {
     // A signal we cannot listen to: the body stays the caller's to cancel.
   }

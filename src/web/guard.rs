@@ -65,7 +65,7 @@ extern "C" {
     #[wasm_bindgen(js_name = headPart)]
     fn js_head_part() -> String;
     #[wasm_bindgen(js_name = linkAbort)]
-    fn js_link_abort(signal: &JsValue, controller: &JsValue);
+    fn js_link_abort(signal: &JsValue, controller: &JsValue, response: &JsValue);
     #[wasm_bindgen(js_name = random)]
     fn js_random() -> f64;
     #[wasm_bindgen(js_name = attemptInit)]
@@ -194,7 +194,11 @@ pub fn construct(class: &str, args: &[&JsValue]) -> Result<JsValue, JsValue> {
 
 /// Defines a read-only own property (e.g. `url` on a `Response` we built).
 pub fn define(target: &JsValue, name: &str, value: &JsValue) -> Result<(), JsValue> {
-    guarded!(js_define(target, name, value)).map(|_| ())
+    // `Reflect.defineProperty` refuses (a frozen object, a Proxy) by returning false, not by throwing.
+    match guarded!(js_define(target, name, value))?.is_truthy() {
+        true => Ok(()),
+        false => Err(js_sys::TypeError::new("the property could not be defined").into()),
+    }
 }
 
 /// `target[name] = value` on an object we made.
@@ -214,9 +218,10 @@ pub fn head(response: &JsValue, weight_header: Option<&str>) -> Result<String, (
     Ok(text.as_string().unwrap_or_default())
 }
 
-/// Aborts `controller` when `signal` aborts (at once if it already has).
-pub fn link_abort(signal: &web_sys::AbortSignal, controller: &web_sys::AbortController) {
-    js_link_abort(signal, controller);
+/// Aborts `controller` when `signal` aborts (at once if it already has), for as long as
+/// `response` lives.
+pub fn link_abort(signal: &web_sys::AbortSignal, controller: &web_sys::AbortController, response: &JsValue) {
+    js_link_abort(signal, controller, response);
 }
 
 /// 53 random bits from `crypto.getRandomValues` (`None` without it).

@@ -35,7 +35,11 @@ pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, S
     let status = match next().parse::<u64>() {
         Ok(code) if (200..=599).contains(&code) => code as u16,
         // Anything else is refused, with the reason read from the value itself.
-        _ => return Err(status(&guard::get(value, "status").unwrap_or(JsValue::UNDEFINED)).err().unwrap_or_default()),
+        _ => {
+            let read_again = guard::get(value, "status").unwrap_or(JsValue::UNDEFINED);
+            let why = status(&read_again).err();
+            return Err(why.unwrap_or_else(|| "the response's status changed while it was read".to_owned()));
+        }
     };
     let status_text = next().to_owned();
     let url = Some(next()).filter(|u| !u.is_empty()).map(str::to_owned);
@@ -95,7 +99,7 @@ impl Received {
     pub fn for_caller(self, signals: &[AbortSignal]) -> JsValue {
         if let Some(controller) = &self.controller {
             for signal in signals {
-                guard::link_abort(signal, controller);
+                guard::link_abort(signal, controller, &self.original);
             }
         }
         match &self.rebuilt {

@@ -121,3 +121,37 @@ test("without a signal the unread body reads to its end", async () => {
   const res = await new RetryClient({ policy }).fetch(`${url}/stream`);
   assert.match(await res.text(), /^first;last@\d+$/);
 });
+
+test("a response that refuses the redacted url (frozen) is not handed out with its secret", async () => {
+  const secret = "https://api.example/v1/order?apiKey=SECRET123";
+  const frozen = () => Object.freeze({ status: 503, statusText: "", url: secret, redirected: false, headers: new Headers(), body: null });
+  const error = await new RetryClient({ fetch: async () => frozen(), policy: { ...policy, maxAttempts: 1 } }).fetch(secret).catch((e) => e);
+  assert.equal(error.reason, "attempts");
+  assert.equal(error.response, undefined, "never the original with its secret URL");
+  assert.doesNotMatch(JSON.stringify(error.records) + error.message, /SECRET123/);
+});
+
+test("a long-lived signal does not gather a listener per call: they go with their responses", async () => {
+  const { setFlagsFromString } = await import("node:v8");
+  const { runInNewContext } = await import("node:vm");
+  const { getEventListeners } = await import("node:events");
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc");
+  const controller = new AbortController();
+  const client = new RetryClient({ fetch: async () => new Response("ok"), policy });
+  for (let i = 0; i < 300; i++) await (await client.fetch(`${url}/ok`, undefined, { signal: controller.signal })).text();
+  for (let i = 0; i < 10 && getEventListeners(controller.signal, "abort").length > 20; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const left = getEventListeners(controller.signal, "abort").length;
+  assert.ok(left <= 20, `${left} abort listeners left on the signal after 300 calls`);
+});
+
+test("hostile heads keep their messages: a function is no Response; headers without get", async () => {
+  const one = (fetch) => new RetryClient({ fetch, policy: { ...policy, maxAttempts: 1 } }).fetch(`${url}/ok`).catch((e) => e);
+  const fn = await one(async () => Object.assign(() => {}, { status: 200 }));
+  assert.match(fn.records[0].error, /fetch resolved with a function, not a Response/);
+  const noGet = await one(async () => ({ status: 200, headers: {}, statusText: "", url: "", redirected: false }));
+  assert.match(noGet.records[0].error, /reading the response's retry-after header threw TypeError: get is not a function/);
+});
