@@ -368,7 +368,10 @@ impl Client {
         }
         if let Some(response) = attempt.response {
             if let Some(earlier) = call.last_response.replace(response) {
-                earlier.discard();
+                // A fetch that hands back one object for every attempt keeps its body.
+                if !call.last_response.as_ref().is_some_and(|latest| latest.is(&earlier)) {
+                    earlier.discard();
+                }
             }
         }
         let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());

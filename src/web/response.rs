@@ -131,6 +131,11 @@ impl Received {
         }
     }
 
+    /// Whether both are the same object from the caller's fetch.
+    pub fn is(&self, other: &Received) -> bool {
+        self.original == other.original
+    }
+
     /// A later attempt replaced this response: an unread body is cancelled, so that its
     /// connection is freed now rather than when the garbage collector finds it.
     pub fn discard(self) {

@@ -155,3 +155,11 @@ test("hostile heads keep their messages: a function is no Response; headers with
   const noGet = await one(async () => ({ status: 200, headers: {}, statusText: "", url: "", redirected: false }));
   assert.match(noGet.records[0].error, /reading the response's retry-after header threw TypeError: get is not a function/);
 });
+
+test("a fetch that hands back the same response object for every attempt keeps its body", async () => {
+  const same = new Response("the one body", { status: 503 });
+  const error = await new RetryClient({ fetch: async () => same, policy }).fetch(`${url}/503`).catch((e) => e);
+  assert.equal(error.reason, "attempts");
+  assert.equal(error.response, same);
+  assert.equal(await error.response.text(), "the one body");
+});
