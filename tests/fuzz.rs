@@ -30,8 +30,8 @@ use proptest::test_runner::TestCaseError;
 use retryline::backoff::MAX_TIMER_MS;
 use retryline::budget::{BudgetConfig, Limits};
 use retryline::durable::Saved;
-use retryline::json::FromLoose;
 use retryline::input::MAX_SAFE_INTEGER;
+use retryline::json::FromLoose;
 use retryline::redact::{is_secret, redact_text_with, redact_url, redact_url_with};
 use retryline::retry_after::{http_date_ms, parse, ProviderWait, RetryAfterForm};
 use retryline::{

@@ -12,8 +12,8 @@ use retryline::reconcile::Evidence;
 use retryline::record::Pending;
 use retryline::retry_after::RetryAfterForm;
 use retryline::{
-    AttemptRecord, Budget, Decision, Draws, Loose, Observed, Operation, OperationKind, Outcome,
-    Priority, Reason, Start, Stop,
+    AttemptRecord, Budget, Decision, Draws, Loose, Observed, Operation, OperationKind, Outcome, Priority, Reason,
+    Start, Stop,
 };
 use serde::Serialize;
 use serde_json::json;
@@ -144,7 +144,11 @@ fn saved_along_the_way(statuses: &[u16], kind: OperationKind, key: Option<String
             retryline::Action::Stop(_) => break,
         };
     }
-    saved.push(Saved { escalated: true, last_evidence: Some(Evidence::NotFound), ..Saved::of(&op, "o", now, WALL, &budget) });
+    saved.push(Saved {
+        escalated: true,
+        last_evidence: Some(Evidence::NotFound),
+        ..Saved::of(&op, "o", now, WALL, &budget)
+    });
     saved
 }
 
@@ -165,12 +169,20 @@ fn replay_reports_and_budget_snapshots() {
         "outcomes": [{ "status": 503 }, { "status": 429, "retryAfter": 2 }, { "error": "timeout" }, { "status": 200 }],
     }));
     same_text(&report);
-    let config: Loose = serde_json::from_value(json!({ "capacity": 10, "refillPerSecond": 5, "retryQuota": { "capacity": 4 } })).unwrap();
+    let config: Loose =
+        serde_json::from_value(json!({ "capacity": 10, "refillPerSecond": 5, "retryQuota": { "capacity": 4 } }))
+            .unwrap();
     let mut budget = Budget::new(BudgetConfig::from_options(&config).unwrap());
     let mut draws = Draws::seeded(1);
     let mut op = Operation::begin(common::start(json!({}), OperationKind::Read, "api"), 0, 1_000);
     op.start(0, &mut draws, &mut budget);
-    op.on_outcome(5, 1_005, &Outcome { retry_after: Some("3".into()), ..Outcome::response(429) }, &mut draws, &mut budget);
+    op.on_outcome(
+        5,
+        1_005,
+        &Outcome { retry_after: Some("3".into()), ..Outcome::response(429) },
+        &mut draws,
+        &mut budget,
+    );
     let scopes = budget.snapshot(10, 1_010);
     assert!(!scopes.is_empty());
     same_text(&scopes);

@@ -33,10 +33,9 @@ impl ToJson for PhaseState {
         let mut object = Object::new(out);
         match self {
             PhaseState::Idle => object.field("phase", &"idle"),
-            PhaseState::Sleeping { wake_at_wall_ms, record } => object
-                .field("phase", &"sleeping")
-                .field("wakeAtWallMs", wake_at_wall_ms)
-                .field("record", record),
+            PhaseState::Sleeping { wake_at_wall_ms, record } => {
+                object.field("phase", &"sleeping").field("wakeAtWallMs", wake_at_wall_ms).field("record", record)
+            }
             PhaseState::InFlight { record } => object.field("phase", &"in-flight").field("record", record),
             PhaseState::Stopped { stop } => object.field("phase", &"stopped").field("stop", stop),
         }
@@ -58,15 +57,17 @@ impl FromLoose for PhaseState {
         match phase.as_str() {
             "idle" => Ok(PhaseState::Idle),
             "sleeping" => Ok(PhaseState::Sleeping {
-                wake_at_wall_ms: f.read::<Option<u64>>("wakeAtWallMs")?.ok_or_else(|| missing("phase", "wakeAtWallMs"))?,
+                wake_at_wall_ms: f
+                    .read::<Option<u64>>("wakeAtWallMs")?
+                    .ok_or_else(|| missing("phase", "wakeAtWallMs"))?,
                 record: f.read::<Option<_>>("record")?.ok_or_else(|| missing("phase", "record"))?,
             }),
             "in-flight" => Ok(PhaseState::InFlight {
                 record: f.read::<Option<_>>("record")?.ok_or_else(|| missing("phase", "record"))?,
             }),
-            "stopped" => Ok(PhaseState::Stopped {
-                stop: f.read::<Option<_>>("stop")?.ok_or_else(|| missing("phase", "stop"))?,
-            }),
+            "stopped" => {
+                Ok(PhaseState::Stopped { stop: f.read::<Option<_>>("stop")?.ok_or_else(|| missing("phase", "stop"))? })
+            }
             _ => Err(InvalidOption::new(
                 "phase",
                 Problem::UnknownName { allowed: "\"idle\" \"sleeping\" \"in-flight\" \"stopped\"" },

@@ -298,7 +298,8 @@ impl Client {
                         call.owns_key = true;
                     }
                     Err(e) => {
-                        let detail = text::join(&["the stored state of key \"", &key, "\" cannot be resumed: ", &e.message()]);
+                        let detail =
+                            text::join(&["the stored state of key \"", &key, "\" cannot be resumed: ", &e.message()]);
                         let why =
                             Interrupted { reason: Reason::Store, pending: Pending::StoreGet, detail: Some(detail) };
                         let stop = self.interrupt(call, why);

@@ -11,10 +11,10 @@ use web_sys::AbortController;
 
 use super::abort::{self, AbortWatch};
 use super::guard;
-use super::text;
 use super::race::{Cut, Ended, Race};
 use super::request::RequestTemplate;
 use super::response::{self, Received};
+use super::text;
 use crate::classify::Observed;
 use crate::machine::Outcome;
 use crate::record::Pending;
@@ -110,7 +110,12 @@ pub async fn send(
         Outcome { retry_after: head.retry_after.clone(), date: head.date.clone(), ..Outcome::response(head.status) };
     let used_weight = head.used_weight;
     if !read_body {
-        return Attempt { outcome, response: Some(Received::passed_on(value, head, controller)), transmitted: true, used_weight };
+        return Attempt {
+            outcome,
+            response: Some(Received::passed_on(value, head, controller)),
+            transmitted: true,
+            used_weight,
+        };
     }
     let body = match response::read_body(&value) {
         Ok(reading) => race.wait_call(Ok(reading)).await,
@@ -125,7 +130,9 @@ pub async fn send(
                 ", not bytes",
             ]))
         }
-        Ended::Settled(Err(e)) => return Attempt::broken(text::join(&["the response body failed: ", &guard::describe(&e)])),
+        Ended::Settled(Err(e)) => {
+            return Attempt::broken(text::join(&["the response body failed: ", &guard::describe(&e)]))
+        }
         Ended::Cut(cut) => {
             abort::abort(&controller, cut != Cut::Aborted);
             return Attempt::cut(cut, Pending::Body);

@@ -57,19 +57,19 @@ extern "C" {
     fn js_listen(signal: &JsValue, id: f64, kind: u32) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = unlisten)]
     fn js_unlisten(signal: &JsValue, listener: &JsValue) -> Result<(), JsValue>;
-    // Primitive results (and a fresh plain object): nothing here can throw into wasm.
-    #[wasm_bindgen(js_name = monotonic)]
-    fn js_monotonic() -> f64;
+    // These catch whatever they run into themselves; `catch` is the second net, as above.
+    #[wasm_bindgen(catch, js_name = monotonic)]
+    fn js_monotonic() -> Result<f64, JsValue>;
     #[wasm_bindgen(catch, js_name = head)]
     fn js_head(response: &JsValue, weight_header: Option<&str>) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = headPart)]
-    fn js_head_part() -> String;
-    #[wasm_bindgen(js_name = linkAbort)]
-    fn js_link_abort(signal: &JsValue, controller: &JsValue, response: &JsValue);
-    #[wasm_bindgen(js_name = random)]
-    fn js_random() -> f64;
-    #[wasm_bindgen(js_name = attemptInit)]
-    fn js_attempt_init(signal: &JsValue) -> JsValue;
+    #[wasm_bindgen(catch, js_name = headPart)]
+    fn js_head_part() -> Result<String, JsValue>;
+    #[wasm_bindgen(catch, js_name = linkAbort)]
+    fn js_link_abort(signal: &JsValue, controller: &JsValue, response: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = random)]
+    fn js_random() -> Result<f64, JsValue>;
+    #[wasm_bindgen(catch, js_name = attemptInit)]
+    fn js_attempt_init(signal: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 #[wasm_bindgen]
@@ -208,30 +208,30 @@ pub fn reflect_set(target: &JsValue, name: &str, value: &JsValue) -> Result<(), 
 
 /// `performance.now()`, or `Date.now()` where there is none (NaN if neither works).
 pub fn monotonic() -> f64 {
-    js_monotonic()
+    js_monotonic().unwrap_or(f64::NAN)
 }
 
 /// A response's head as js/guard.js's `head` writes it (empty: not an object); on a throw, the
 /// part it was reading and what was thrown.
 pub fn head(response: &JsValue, weight_header: Option<&str>) -> Result<String, (String, JsValue)> {
-    let text = guarded!(js_head(response, weight_header)).map_err(|e| (js_head_part(), e))?;
+    let text = guarded!(js_head(response, weight_header)).map_err(|e| (js_head_part().unwrap_or_default(), e))?;
     Ok(text.as_string().unwrap_or_default())
 }
 
 /// Aborts `controller` when `signal` aborts (at once if it already has), for as long as
 /// `response` lives.
 pub fn link_abort(signal: &web_sys::AbortSignal, controller: &web_sys::AbortController, response: &JsValue) {
-    js_link_abort(signal, controller, response);
+    let _ = js_link_abort(signal, controller, response);
 }
 
 /// 53 random bits from `crypto.getRandomValues` (`None` without it).
 pub fn random() -> Option<u64> {
-    let bits = js_random();
+    let bits = js_random().ok()?;
     (bits >= 0.0).then_some(bits as u64)
 }
 
 /// `{ signal }`: one attempt's `fetch` init, made in one crossing.
-pub fn attempt_init(signal: &JsValue) -> JsValue {
+pub fn attempt_init(signal: &JsValue) -> Result<JsValue, JsValue> {
     js_attempt_init(signal)
 }
 

@@ -81,7 +81,7 @@ impl RequestTemplate {
     /// fresh `Request` that carries both (a wrapped `fetch` may read or clone it).
     pub fn for_attempt(&self, signal: &AbortSignal) -> Result<(JsValue, JsValue), JsValue> {
         let (Some(body), Some(template)) = (&self.body, &self.template) else {
-            return Ok((self.input.clone(), guard::attempt_init(signal)));
+            return Ok((self.input.clone(), guard::attempt_init(signal)?));
         };
         let init = RequestInit::new();
         init.set_signal(Some(signal));

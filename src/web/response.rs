@@ -4,8 +4,8 @@
 //! the attempt a failed one, with the reason in its record.
 
 use js_sys::Object;
-use web_sys::{AbortController, AbortSignal};
 use wasm_bindgen::prelude::*;
+use web_sys::{AbortController, AbortSignal};
 
 use super::guard;
 use super::text;
@@ -25,7 +25,9 @@ pub struct Head {
 /// Reads the head of what `fetch` resolved with (in one crossing); `Err` says why it is unusable.
 pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, String> {
     let text = match guard::head(value, used_weight_header) {
-        Ok(text) if text.is_empty() => return Err(text::join(&["fetch resolved with ", kind(value), ", not a Response"])),
+        Ok(text) if text.is_empty() => {
+            return Err(text::join(&["fetch resolved with ", kind(value), ", not a Response"]))
+        }
         Ok(text) => text,
         Err((part, e)) => return Err(text::join(&["reading the response's ", &part, " threw ", &guard::describe(&e)])),
     };
@@ -55,7 +57,9 @@ fn status(value: &JsValue) -> Result<u16, String> {
     match value.as_f64() {
         Some(x) if x.fract() == 0.0 && (200.0..=599.0).contains(&x) => Ok(x as u16),
         Some(0.0) => Err("an opaque response (status 0) tells nothing of the outcome".to_owned()),
-        Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => Err(text::join(&["status ", &text::signed(x as i64), " is not an HTTP status"])),
+        Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => {
+            Err(text::join(&["status ", &text::signed(x as i64), " is not an HTTP status"]))
+        }
         Some(_) => Err("the response's status is not a whole number".to_owned()),
         None => Err(text::join(&["the response's status is ", kind(value), ", not a number"])),
     }
@@ -74,9 +78,7 @@ pub struct Received {
     rebuilt: Option<JsValue>,
     /// What the caller's fetch gave.
     original: JsValue,
-    /// The body was left unread, for the caller.
-    passed_on: bool,
-    /// The attempt's controller, whose signal the unread body still follows.
+    /// Handed on with its body unread: the attempt's controller, whose signal that body follows.
     controller: Option<AbortController>,
     url: Option<String>,
     redirected: bool,
@@ -85,13 +87,12 @@ pub struct Received {
 impl Received {
     pub fn passed_on(original: JsValue, head: Head, controller: AbortController) -> Received {
         let controller = Some(controller);
-        Received { rebuilt: None, original, passed_on: true, controller, url: head.url, redirected: head.redirected }
+        Received { rebuilt: None, original, controller, url: head.url, redirected: head.redirected }
     }
 
     pub fn rebuilt(original: JsValue, head: Head, body: &JsValue) -> Received {
-        let rebuilt =
-            rebuild(&original, &head, body, true).or_else(|_| rebuild(&original, &head, body, false)).ok();
-        Received { rebuilt, original, passed_on: false, controller: None, url: head.url, redirected: head.redirected }
+        let rebuilt = rebuild(&original, &head, body, true).or_else(|_| rebuild(&original, &head, body, false)).ok();
+        Received { rebuilt, original, controller: None, url: head.url, redirected: head.redirected }
     }
 
     /// The response a caller receives on success: the provider's, with its real URL. An unread
@@ -114,7 +115,7 @@ impl Received {
     /// The response carried by an error: its URL redacted by `redact`.
     pub fn for_error(self, redact: impl Fn(&str) -> String) -> JsValue {
         let url = self.url.as_deref().map(redact);
-        let response = match (&self.rebuilt, self.passed_on) {
+        let response = match (&self.rebuilt, self.controller.is_some()) {
             (Some(response), _) => response,
             (None, true) => &self.original,
             // Never an original we could not mark: its URL would carry what the records redact.
@@ -139,7 +140,7 @@ impl Received {
     /// A later attempt replaced this response: an unread body is cancelled, so that its
     /// connection is freed now rather than when the garbage collector finds it.
     pub fn discard(self) {
-        if !self.passed_on {
+        if self.controller.is_none() {
             return;
         }
         if let Ok(body) = guard::get(&self.original, "body") {

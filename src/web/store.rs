@@ -122,7 +122,13 @@ impl Store {
         match stored.as_string() {
             Some(text) => guard::parse_json(&text).map(Some).map_err(|e| Fault::Failed {
                 pending,
-                detail: super::text::join(&["the stored state of key \"", key, "\" is not JSON (", &guard::describe(&e), ")"]),
+                detail: super::text::join(&[
+                    "the stored state of key \"",
+                    key,
+                    "\" is not JSON (",
+                    &guard::describe(&e),
+                    ")",
+                ]),
             }),
             None => Ok(Some(stored)),
         }
