@@ -3,8 +3,8 @@
 // (JS heap + wasm memory growth) / calls, after a full gc. Then every call is released (200 "ok",
 // bodies read), gc; for retryline a second burst of <calls> shows whether the wasm memory grown by
 // the first is reused (wasm memory never shrinks: reuse means it does not grow again).
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { runNode } from "./lib/child.mjs";
 import { pkgFingerprint } from "./lib/fresh-project.mjs";
 
 const child = fileURLToPath(new URL("./lib/memory-child.mjs", import.meta.url));
@@ -17,29 +17,15 @@ export const memoryContenders = [
   { id: "ky", name: "ky", config: "ky.create({ fetch: stub, timeout: 3600000 }).get(url)", bursts: 1 },
 ];
 
-function runChild(id, { calls, batch, bursts, timeoutMs }) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ["--expose-gc", "--max-old-space-size=8192", child, id, String(calls), String(batch), String(bursts)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    proc.stdout.on("data", (d) => (out += d));
-    proc.stderr.on("data", (d) => (err += d));
-    const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
-    const onExit = () => proc.kill("SIGKILL");
-    process.once("exit", onExit);
-    proc.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      process.removeListener("exit", onExit);
-      if (code === 0) {
-        try {
-          return resolve(JSON.parse(out.trim().split("\n").at(-1)));
-        } catch {}
-      }
-      reject(new Error(signal === "SIGKILL" ? `killed after ${timeoutMs} ms` : `exited with ${code ?? signal}: ${err.trim().split("\n").slice(-3).join(" / ")}`));
-    });
-  });
+async function runChild(id, { calls, batch, bursts, timeoutMs }) {
+  const args = ["--expose-gc", "--max-old-space-size=8192", child, id, String(calls), String(batch), String(bursts)];
+  const { code, signal, out, err } = await runNode(args, { timeoutMs });
+  if (code === 0) {
+    try {
+      return JSON.parse(out.trim().split("\n").at(-1));
+    } catch {}
+  }
+  throw new Error(signal === "SIGKILL" ? `killed after ${timeoutMs} ms` : `exited with ${code ?? signal}: ${err.trim().split("\n").slice(-3).join(" / ")}`);
 }
 
 export async function measureMemory({ calls = 100_000, batch = 100, log = () => {} } = {}) {

@@ -9,12 +9,12 @@
 //   cold  the same call behind a dynamic import, timed in the page with performance.now():
 //         import → ready (the import resolved and the client exists, so a call can be made)
 //         import → first response (the first call answered and its body read).
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize, relative, sep } from "node:path";
 import { brotliCompressSync, gzipSync } from "node:zlib";
+import { runNode } from "./child.mjs";
 
 const report = `.then((r) => r.text().then(() => (window.__status = r.status)), (e) => (window.__status = String(e)));`;
 
@@ -79,24 +79,12 @@ function coldSource({ load, ready, first }) {
 
 const html = `<!doctype html>\n<html lang="en">\n  <head><meta charset="utf-8" /><link rel="icon" href="data:," /><title>bench</title></head>\n  <body><script type="module" src="./main.js"></script></body>\n</html>\n`;
 
-function viteBuild(dir, root, outDir, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [join(dir, "node_modules", "vite", "bin", "vite.js"), "build", root, "--outDir", outDir, "--emptyOutDir", "--logLevel", "warn"], {
-      cwd: dir, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", CI: "1" },
-    });
-    let out = "";
-    proc.stdout.on("data", (d) => (out += d));
-    proc.stderr.on("data", (d) => (out += d));
-    const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
-    const onExit = () => proc.kill("SIGKILL");
-    process.once("exit", onExit);
-    proc.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      process.removeListener("exit", onExit);
-      if (code === 0) resolve(out);
-      else reject(new Error(`vite build ${root} failed (${signal ?? code}): ${out.slice(-1500)}`));
-    });
-  });
+async function viteBuild(dir, root, outDir, timeoutMs) {
+  const vite = join(dir, "node_modules", "vite", "bin", "vite.js");
+  const env = { ...process.env, NO_COLOR: "1", CI: "1" };
+  const { code, signal, out, err } = await runNode([vite, "build", root, "--outDir", outDir, "--emptyOutDir", "--logLevel", "warn"], { cwd: dir, env, timeoutMs });
+  if (code === 0) return out + err;
+  throw new Error(`vite build ${root} failed (${signal ?? code}): ${(out + err).slice(-1500)}`);
 }
 
 /** Builds one page of one library in the fresh project; resolves to its dist folder. */
