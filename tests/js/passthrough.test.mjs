@@ -57,6 +57,7 @@ test("readBody: true buffers inside the attempt timeout and hands on a rebuilt r
   const resolvedAt = Date.now();
   const text = await res.text();
   assert.notEqual(res, given[0], "rebuilt from the bytes");
+  // Causal order on one clock (the server runs in this process): the last chunk was stamped before it was sent.
   assert.ok(resolvedAt >= Number(text.split("@")[1]), "resolved only once the body had ended");
   assert.equal(res.status, 200);
   assert.equal(res.url, `${url}/stream`);
