@@ -22,6 +22,14 @@ import ky from "ky";
 import { ConstantBackoff, handleAll, retry } from "cockatiel";
 import { Budget, RetryClient } from "../js/node.js";
 import { compareAsyncOps, YIELD_EVERY } from "./lib/ops.mjs";
+import { loadFloor } from "./floor.mjs";
+
+// The floor of the design's shape (bench/floor): set by measurePerCall before the rows are made.
+let shape = null;
+const shapeRow = (id, name, config, make) => ({ id, name, config, make: (send) => {
+  if (!shape) throw new Error("the floor crate could not be built");
+  return make(send);
+} });
 
 const URL_ = "http://127.0.0.1:9/api/v3/time"; // never dialled: the stub answers
 const RETRYABLE = [408, 429, 500, 502, 503, 504];
@@ -74,6 +82,11 @@ export const perCallContenders = {
       const client = new RetryClient();
       return () => ((globalThis.fetch = send), client.fetch(URL_));
     } },
+    // What no shell of the design's shape goes below: a Rust export that awaits fetch; plus an
+    // attempt timeout (AbortController, its signal, a timer cleared after); plus the core's decisions.
+    shapeRow("shape-bare", "floor of the shape: a Rust export awaiting fetch", "bench/floor bare(stub, url)", (send) => () => shape.bare(send, URL_)),
+    shapeRow("shape-timeout", "floor of the shape + an attempt timeout", "bench/floor withTimeout(stub, url, 10 000)", (send) => () => shape.withTimeout(send, URL_, 10_000)),
+    shapeRow("shape-decided", "floor of the shape + timeout + the core's decisions", "bench/floor decided(stub, url)", (send) => () => shape.decided(send, URL_)),
     { id: "ky", name: "ky", config: "ky.create({ fetch: stub }).get(url)", make: (send) => {
       const api = ky.create({ fetch: send });
       return () => api.get(URL_);
@@ -117,9 +130,16 @@ export const perCallContenders = {
 };
 
 async function measurePath(list, script, attemptsPerCall, { rounds, msPerRound }) {
+  const failed = new Map();
   const cases = list.map((c) => {
     const stub = stubFor(script);
-    const call = c.make(stub.fetch);
+    let call;
+    try {
+      call = c.make(stub.fetch);
+    } catch (error) {
+      failed.set(c.id, error.message);
+      call = () => Promise.reject(error);
+    }
     return {
       id: c.id,
       name: c.name,
@@ -137,8 +157,7 @@ async function measurePath(list, script, attemptsPerCall, { rounds, msPerRound }
     };
   });
   // A contender that fails its first call is left out of the rounds and reported as failed.
-  const failed = new Map();
-  for (const c of cases) {
+  for (const c of cases.filter((c) => !failed.has(c.id))) {
     try {
       await c.fn();
     } catch (error) {
@@ -163,6 +182,11 @@ async function measurePath(list, script, attemptsPerCall, { rounds, msPerRound }
 }
 
 export async function measurePerCall({ rounds = 5, msPerRound = 300, log = () => {} } = {}) {
+  try {
+    shape = await loadFloor();
+  } catch (error) {
+    log(`  the floor crate (bench/floor) could not be built: ${error.message.split("\n")[0]}`);
+  }
   log("  success path");
   // The platform-fetch row installs its stub as globalThis.fetch: the later sections need the real one.
   const platformFetch = globalThis.fetch;

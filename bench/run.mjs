@@ -53,6 +53,7 @@ const { measureSize } = await import("./size.mjs");
 const { measurePerCall, perCallContenders } = await import("./per-call.mjs");
 const { measureMemory } = await import("./memory.mjs");
 const { measureBundle } = await import("./bundle.mjs");
+const { floorSize } = await import("./floor.mjs");
 const { measureColdStart } = await import("./cold-start.mjs");
 const { versionOf } = await import("./lib/versions.mjs");
 
@@ -141,6 +142,7 @@ if (wanted("bundle") || wanted("cold-start")) {
       if (wanted("bundle")) {
         log("bench: bundle: Vite builds of one-call pages");
         results.bundle = await measureBundle(project, { browser, log });
+        results.bundle.floor = await floorSize().catch((error) => ({ error: error.message.split("\n")[0] }));
       }
       if (wanted("cold-start")) {
         log("bench: cold start in Node, Chromium and workerd");

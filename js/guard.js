@@ -185,9 +185,9 @@ export function headPart() {
   return reading;
 }
 
-// A response's head in one crossing: status, statusText, url, redirected and three headers as
-// one string, parts separated by NUL, an absent header as SOH. What threw is FAILED (see
-// headPart); a value that is not an object is the empty string (wasm then says what it is).
+// What the core needs of a response, in one crossing: the status and three headers as one
+// string, parts separated by NUL, an absent header as SOH. What threw is FAILED (see headPart);
+// a value that is not an object is the empty string (wasm then says what it is).
 export function head(response, weightHeader) {
   if (response === null || typeof response !== "object") return "";
   reading = "status";
@@ -205,13 +205,23 @@ export function head(response, weightHeader) {
     const retryAfter = header("retry-after");
     const date = header("date");
     const weight = weightHeader === undefined ? "\u0001" : header(weightHeader);
+    return `${typeof status === "number" ? status : ""}\0${retryAfter}\0${date}\0${weight}`;
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+// The rest of a response's face — statusText, url, redirected — read only where a response is
+// rebuilt or carried by an error: the success path hands the platform's response on untouched.
+export function face(response) {
+  try {
     reading = "statusText";
     const statusText = response.statusText;
     reading = "url";
     const url = response.url;
     reading = "redirected";
     const redirected = response.redirected;
-    return `${typeof status === "number" ? status : ""}\0${text(statusText)}\0${text(url)}\0${redirected === true ? 1 : 0}\0${retryAfter}\0${date}\0${weight}`;
+    return `${text(statusText)}\0${text(url)}\0${redirected === true ? 1 : 0}`;
   } catch (e) {
     return fail(e);
   }

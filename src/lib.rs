@@ -27,6 +27,7 @@
 
 pub mod backoff;
 pub mod budget;
+pub mod canonical_url;
 pub mod classify;
 pub mod draw;
 pub mod durable;
@@ -45,7 +46,7 @@ pub mod retry_after;
 pub mod sorted_map;
 pub mod state;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "web"))]
 pub mod web;
 
 pub use budget::{Budget, Limit, Priority};

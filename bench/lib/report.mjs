@@ -157,6 +157,14 @@ function perCall(p) {
     `retryline's own work per successful call: **${fixed(1)(success?.usOverFloor)} µs** over the floor — target ≤ ${p.targetUs} µs (issue 9): ${verdict(success?.usOverFloor <= p.targetUs)}` +
       (platform ? `; with the platform's fetch (a bare URL handed on as it is) **${fixed(1)(platform.usOverFloor)} µs**: ${verdict(platform.usOverFloor <= p.targetUs)}.` : "."),
     ``,
+    ...(() => {
+      const floor = p.success.find((r) => r.id === "shape-decided" && !r.error);
+      const best = platform ?? success;
+      return floor && best
+        ? [``, `The floor of the design's shape with the core's decisions (\`bench/floor\`, no feature of retryline's shell): **${signed(1)(floor.usOverFloor)} µs** over the stub; ` +
+            `retryline is ${fixed(1)(best.usOverFloor - floor.usOverFloor)} µs above it.`, ``]
+        : [``];
+    })(),
     `### Retry path (503, 503, 200; zero backoff)`,
     ``,
     markdownTable(cols([{ title: "wait between attempts", value: (r) => r.timer ?? "–" }]), p.retry),
@@ -243,6 +251,11 @@ function bundle(b) {
       ? `retryline's page: **${kib(r.gzipBytes)} KiB gzip** (${int(r.gzipBytes)} bytes; JS ${kib(r.jsGzipBytes)} + wasm ${r.wasmAsset ? kib(r.wasmGzipBytes) : "inlined in the JS"}) — ` +
         `target ≤ 60 KB (issue 9; ${int(b.targetGzipBytes)} bytes): ${verdict(r.gzipBytes <= b.targetGzipBytes)}, ${(r.gzipBytes / b.targetGzipBytes).toFixed(2)}× the target.`
       : `retryline's page did not build.`,
+    ...(b.floor && !b.floor.error
+      ? [``, `The floor of the design's shape (\`bench/floor\`: a Rust shell that awaits fetch with an attempt timeout and the core's decisions, nothing else; ` +
+          `release build, wasm-opt -O1, glue minified by esbuild): wasm ${kib(b.floor.wasmGzip)} + glue ${kib(b.floor.glueGzip)} = **${kib(b.floor.wasmGzip + b.floor.glueGzip)} KiB gzip**` +
+          (r ? `; retryline's page is ${kib(r.gzipBytes - b.floor.wasmGzip - b.floor.glueGzip)} KiB above it: the code of its features.` : ".")]
+      : []),
   ].join("\n");
 }
 

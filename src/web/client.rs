@@ -182,7 +182,7 @@ impl Client {
         let given = |v: &JsValue| !v.is_undefined() && !v.is_null();
         let init_signal = given(init) && guard::get(init, "signal").is_ok_and(|s| given(&s));
         let mut signals: Vec<AbortSignal> = Vec::new();
-        if init_signal || input.is_instance_of::<web_sys::Request>() {
+        if init_signal || (input.is_object() && input.is_instance_of::<web_sys::Request>()) {
             signals.extend(template.signal());
         }
         signals.extend(call.signal.clone());

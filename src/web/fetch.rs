@@ -112,7 +112,7 @@ pub async fn send(
     if !read_body {
         return Attempt {
             outcome,
-            response: Some(Received::passed_on(value, head, controller)),
+            response: Some(Received::passed_on(value, controller)),
             transmitted: true,
             used_weight,
         };
@@ -138,5 +138,10 @@ pub async fn send(
             return Attempt::cut(cut, Pending::Body);
         }
     };
-    Attempt { outcome, response: Some(Received::rebuilt(value, head, &body)), transmitted: true, used_weight }
+    let face = match response::face(&value) {
+        Ok(face) => face,
+        Err(why) => return Attempt::broken(why),
+    };
+    let response = Received::rebuilt(value, head.status, face, &body);
+    Attempt { outcome, response: Some(response), transmitted: true, used_weight }
 }

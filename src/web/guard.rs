@@ -62,6 +62,8 @@ extern "C" {
     fn js_monotonic() -> Result<f64, JsValue>;
     #[wasm_bindgen(catch, js_name = head)]
     fn js_head(response: &JsValue, weight_header: Option<&str>) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = face)]
+    fn js_face(response: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = headPart)]
     fn js_head_part() -> Result<String, JsValue>;
     #[wasm_bindgen(catch, js_name = linkAbort)]
@@ -215,6 +217,13 @@ pub fn monotonic() -> f64 {
 /// part it was reading and what was thrown.
 pub fn head(response: &JsValue, weight_header: Option<&str>) -> Result<String, (String, JsValue)> {
     let text = guarded!(js_head(response, weight_header)).map_err(|e| (js_head_part().unwrap_or_default(), e))?;
+    Ok(text.as_string().unwrap_or_default())
+}
+
+/// A response's statusText, url and redirected as js/guard.js's `face` writes them; on a
+/// throw, the part being read and what was thrown.
+pub fn face(response: &JsValue) -> Result<String, (String, JsValue)> {
+    let text = guarded!(js_face(response)).map_err(|e| (js_head_part().unwrap_or_default(), e))?;
     Ok(text.as_string().unwrap_or_default())
 }
 

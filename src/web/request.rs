@@ -13,6 +13,7 @@ use web_sys::{AbortSignal, Request, RequestInit};
 
 use super::guard;
 use super::race::{Cut, Ended, Race};
+use crate::canonical_url::is_canonical_http_url;
 
 pub struct RequestTemplate {
     /// What each attempt hands `fetch` first: the `Request` built once, or the caller's URL.
@@ -90,7 +91,8 @@ impl RequestTemplate {
     }
 }
 
-/// The serialized form of an absolute http(s) URL string, read without building a `Request`.
+/// The serialized form of an absolute http(s) URL string, read without building a `Request`
+/// (and, when it is already in that form, without building a `URL`).
 /// Anything a `Request` would refuse or resolve differently (relative, with credentials) is
 /// left to the `Request`, so that it throws as `fetch` would.
 fn absolute_url(input: &JsValue) -> Option<String> {
@@ -99,6 +101,9 @@ fn absolute_url(input: &JsValue) -> Option<String> {
     let starts = |prefix: &[u8]| bytes.get(..prefix.len()).is_some_and(|b| b.eq_ignore_ascii_case(prefix));
     if !(starts(b"https://") || starts(b"http://")) || bytes.contains(&b'@') {
         return None;
+    }
+    if is_canonical_http_url(&text) {
+        return Some(text);
     }
     let url = guard::construct("URL", &[input]).ok()?;
     guard::get(&url, "href").ok()?.as_string()

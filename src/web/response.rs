@@ -14,10 +14,14 @@ use super::value::kind;
 /// What the core needs of a response's head.
 pub struct Head {
     pub status: u16,
-    pub status_text: String,
     pub retry_after: Option<String>,
     pub date: Option<String>,
     pub used_weight: Option<u64>,
+}
+
+/// The rest of a response's face, read only to rebuild it or to mark the copy an error carries.
+pub struct Face {
+    status_text: String,
     url: Option<String>,
     redirected: bool,
 }
@@ -29,7 +33,7 @@ pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, S
             return Err(text::join(&["fetch resolved with ", kind(value), ", not a Response"]))
         }
         Ok(text) => text,
-        Err((part, e)) => return Err(text::join(&["reading the response's ", &part, " threw ", &guard::describe(&e)])),
+        Err((part, e)) => return Err(threw(&part, &e)),
     };
     let mut parts = text.split('\0');
     let mut next = || parts.next().unwrap_or_default();
@@ -43,13 +47,24 @@ pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, S
             return Err(why.unwrap_or_else(|| "the response's status changed while it was read".to_owned()));
         }
     };
-    let status_text = next().to_owned();
-    let url = Some(next()).filter(|u| !u.is_empty()).map(str::to_owned);
-    let redirected = next() == "1";
     let header = |part: &str| (part != "\u{1}").then(|| part.to_owned());
     let (retry_after, date) = (header(next()), header(next()));
     let used_weight = header(next()).and_then(|v| v.trim_matches([' ', '\t']).parse::<u64>().ok());
-    Ok(Head { status, status_text, retry_after, date, used_weight, url, redirected })
+    Ok(Head { status, retry_after, date, used_weight })
+}
+
+/// Reads a response's statusText, url and redirected (in one crossing).
+pub fn face(value: &JsValue) -> Result<Face, String> {
+    let text = guard::face(value).map_err(|(part, e)| threw(&part, &e))?;
+    let mut parts = text.split('\0');
+    let mut next = || parts.next().unwrap_or_default();
+    let status_text = next().to_owned();
+    let url = Some(next()).filter(|u| !u.is_empty()).map(str::to_owned);
+    Ok(Face { status_text, url, redirected: next() == "1" })
+}
+
+fn threw(part: &str, e: &JsValue) -> String {
+    text::join(&["reading the response's ", part, " threw ", &guard::describe(e)])
 }
 
 /// The statuses a `Response` can carry; 0 (an opaque response) tells nothing of the outcome.
@@ -80,19 +95,20 @@ pub struct Received {
     original: JsValue,
     /// Handed on with its body unread: the attempt's controller, whose signal that body follows.
     controller: Option<AbortController>,
-    url: Option<String>,
-    redirected: bool,
+    /// The original's face, read when it was rebuilt (`None`: handed on, read only if needed).
+    face: Option<Face>,
 }
 
 impl Received {
-    pub fn passed_on(original: JsValue, head: Head, controller: AbortController) -> Received {
-        let controller = Some(controller);
-        Received { rebuilt: None, original, controller, url: head.url, redirected: head.redirected }
+    pub fn passed_on(original: JsValue, controller: AbortController) -> Received {
+        Received { rebuilt: None, original, controller: Some(controller), face: None }
     }
 
-    pub fn rebuilt(original: JsValue, head: Head, body: &JsValue) -> Received {
-        let rebuilt = rebuild(&original, &head, body, true).or_else(|_| rebuild(&original, &head, body, false)).ok();
-        Received { rebuilt, original, controller: None, url: head.url, redirected: head.redirected }
+    pub fn rebuilt(original: JsValue, status: u16, face: Face, body: &JsValue) -> Received {
+        let rebuilt = rebuild(&original, status, &face, body, true)
+            .or_else(|_| rebuild(&original, status, &face, body, false))
+            .ok();
+        Received { rebuilt, original, controller: None, face: Some(face) }
     }
 
     /// The response a caller receives on success: the provider's, with its real URL. An unread
@@ -103,29 +119,36 @@ impl Received {
                 guard::link_abort(signal, controller, &self.original);
             }
         }
-        match &self.rebuilt {
-            Some(response) => {
-                self.finish(response, self.url.as_deref());
+        match (&self.rebuilt, &self.face) {
+            (Some(response), Some(face)) => {
+                mark(response, face.url.as_deref(), face.redirected);
                 response.clone()
             }
-            None => self.original,
+            _ => self.original,
         }
     }
 
     /// The response carried by an error: its URL redacted by `redact`.
     pub fn for_error(self, redact: impl Fn(&str) -> String) -> JsValue {
-        let url = self.url.as_deref().map(redact);
         let response = match (&self.rebuilt, self.controller.is_some()) {
             (Some(response), _) => response,
             (None, true) => &self.original,
             // Never an original we could not mark: its URL would carry what the records redact.
             (None, false) => return JsValue::UNDEFINED,
         };
-        match url {
+        let face = match self.face {
+            Some(face) => face,
+            None => match face(&self.original) {
+                Ok(face) => face,
+                // A URL we cannot read is a URL we cannot redact.
+                Err(_) => return JsValue::UNDEFINED,
+            },
+        };
+        match face.url.as_deref().map(redact) {
             Some(url) if guard::define(response, "url", &JsValue::from_str(&url)).is_err() => JsValue::UNDEFINED,
             _ => {
                 if self.rebuilt.is_some() {
-                    let _ = guard::define(response, "redirected", &JsValue::from_bool(self.redirected));
+                    let _ = guard::define(response, "redirected", &JsValue::from_bool(face.redirected));
                 }
                 response.clone()
             }
@@ -151,21 +174,28 @@ impl Received {
             }
         }
     }
-
-    fn finish(&self, response: &JsValue, url: Option<&str>) {
-        if let Some(url) = url {
-            let _ = guard::define(response, "url", &JsValue::from_str(url));
-        }
-        let _ = guard::define(response, "redirected", &JsValue::from_bool(self.redirected));
-    }
 }
 
-fn rebuild(original: &JsValue, head: &Head, body: &JsValue, with_headers: bool) -> Result<JsValue, JsValue> {
+/// A rebuilt response gets the original's URL and redirected (a new `Response` has neither).
+fn mark(response: &JsValue, url: Option<&str>, redirected: bool) {
+    if let Some(url) = url {
+        let _ = guard::define(response, "url", &JsValue::from_str(url));
+    }
+    let _ = guard::define(response, "redirected", &JsValue::from_bool(redirected));
+}
+
+fn rebuild(
+    original: &JsValue,
+    status: u16,
+    face: &Face,
+    body: &JsValue,
+    with_headers: bool,
+) -> Result<JsValue, JsValue> {
     // These statuses must not carry a body, not even an empty one.
-    let body = if matches!(head.status, 204 | 205 | 304) { JsValue::NULL } else { body.clone() };
+    let body = if matches!(status, 204 | 205 | 304) { JsValue::NULL } else { body.clone() };
     let init = Object::new();
-    guard::reflect_set(&init, "status", &JsValue::from(head.status))?;
-    guard::reflect_set(&init, "statusText", &JsValue::from_str(&head.status_text))?;
+    guard::reflect_set(&init, "status", &JsValue::from(status))?;
+    guard::reflect_set(&init, "statusText", &JsValue::from_str(&face.status_text))?;
     if with_headers {
         let headers = guard::get(original, "headers")?;
         if !headers.is_undefined() && !headers.is_null() {
