@@ -111,6 +111,7 @@ export const perCallContenders = {
         const client = new RetryClient({ fetch: send, budget: new Budget({ retryQuota: false }), policy: { baseDelayMs: 0, maxDelayMs: 0 } });
         return () => client.fetch(URL_);
       } },
+    shapeRow("shape-thrice", "floor of the shape: three attempts with a timeout each", "bench/floor thrice(stub, url, 10 000)", (send) => () => shape.thrice(send, URL_, 10_000)),
     { id: "p-retry", name: "p-retry + stub", timer: "none (skips the timer at 0 ms)",
       config: "pRetry(() => stub(url) /* throws on 5xx */, { retries: 2, minTimeout: 0 })",
       make: (send) => () => pRetryCall(send, { retries: 2, minTimeout: 0 }) },

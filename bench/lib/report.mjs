@@ -169,7 +169,14 @@ function perCall(p) {
     ``,
     markdownTable(cols([{ title: "wait between attempts", value: (r) => r.timer ?? "–" }]), p.retry),
     ``,
-    `retryline ${fixed(1)(retry?.usPerCall)} µs per call against p-retry's ${fixed(1)(pRetry?.usPerCall)} µs — target ≤ p-retry's (issue 9): ${verdict(retry?.usPerCall <= pRetry?.usPerCall)}.`,
+    `retryline ${fixed(1)(retry?.usPerCall)} µs per call against p-retry's ${fixed(1)(pRetry?.usPerCall)} µs — target ≤ p-retry's (issue 9): ${verdict(retry?.usPerCall <= pRetry?.usPerCall)}.` +
+      (() => {
+        const thrice = p.retry.find((r) => r.id === "shape-thrice" && !r.error);
+        return thrice && pRetry
+          ? ` The floor of the design's shape for three attempts (\`bench/floor\`: an \`AbortController\` and a timer per attempt, nothing else) is ${fixed(1)(thrice.usPerCall)} µs: ` +
+              `${thrice.usPerCall > pRetry.usPerCall ? "above p-retry's, which arms no timeout at all" : "below p-retry's"}.`
+          : "";
+      })(),
     ``,
     `Configured as — success path: ${p.success.filter((r) => r.id !== "stub").map((r) => `${r.name} \`${r.config}\``).join("; ")}. ` +
       `Retry path: ${p.retry.filter((r) => r.id !== "stub").map((r) => `${r.name} \`${r.config}\``).join("; ")}.`,

@@ -1,4 +1,4 @@
-//! Three shells of the design's shape, each the least a retrying fetch of that shape does:
+//! Shells of the design's shape, each the least a retrying fetch of that shape does:
 //! an exported async function (`future_to_promise`) that awaits the fetch (`JsFuture`).
 
 use js_sys::{Function, Promise};
@@ -44,6 +44,22 @@ async fn attempt(fetch: &Function, url: &JsValue, ms: f64) -> Result<JsValue, Js
 #[wasm_bindgen(js_name = withTimeout)]
 pub fn with_timeout(fetch: Function, url: JsValue, ms: f64) -> Promise {
     future_to_promise(async move { attempt(&fetch, &url, ms).await })
+}
+
+/// Up to three [`attempt`]s, until one answers 200: the retry path's floor (no decisions,
+/// no wait between attempts).
+#[wasm_bindgen]
+pub fn thrice(fetch: Function, url: JsValue, ms: f64) -> Promise {
+    future_to_promise(async move {
+        let mut response = JsValue::UNDEFINED;
+        for _ in 0..3 {
+            response = attempt(&fetch, &url, ms).await?;
+            if response.unchecked_ref::<Response>().status() == 200 {
+                break;
+            }
+        }
+        Ok(response)
+    })
 }
 
 /// [`attempt`] decided by retryline's core: the operation begun, its first attempt admitted
