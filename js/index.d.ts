@@ -22,6 +22,13 @@ export interface Policy {
   retryOn?: number[];
   /** Extra random spread (≥ 0) after a provider's Retry-After boundary, so clients don't return together. Default 0. */
   retryAfterSpreadMs?: number;
+  /**
+   * The least time left before the deadline with which an attempt still starts, its timeout cut to
+   * the time left (≥ 1; at most attemptTimeoutMs). Default: the whole attemptTimeoutMs — an attempt
+   * starts only if its full timeout fits. `asFetch` sets 1000 so that a client's `timeout` no longer
+   * than one attempt timeout still allows retries.
+   */
+  minAttemptMs?: number;
 }
 
 /** What a request could change. Default from the method: GET/HEAD/OPTIONS → "read", others → "order". */

@@ -223,7 +223,7 @@ impl Operation {
         if held > 0 {
             // Another operation was throttled meanwhile: its boundary binds this one too.
             let resume = now.saturating_add(held);
-            if !gate::fits(resume, self.start.policy.attempt_timeout_ms(), self.deadline_at) {
+            if !gate::fits(resume, self.start.policy.admission_ms(), self.deadline_at) {
                 budget.release(&scope, grant);
                 return self.refuse_on_wake(now, record, Reason::ProviderWait, resume);
             }
@@ -232,7 +232,7 @@ impl Operation {
             self.phase = Phase::Sleeping { until: resume, grant, record };
             return Action::Sleep { until: resume };
         }
-        if !gate::fits(now, self.start.policy.attempt_timeout_ms(), self.deadline_at) {
+        if !gate::fits(now, self.start.policy.admission_ms(), self.deadline_at) {
             budget.release(&scope, grant);
             return self.refuse_on_wake(now, record, Reason::Deadline, now);
         }
@@ -435,7 +435,7 @@ impl Operation {
         let mut record = self.proposed_record(now, proposal);
         let initial = proposal.step.is_none();
         let policy = &self.start.policy;
-        let timeout = policy.attempt_timeout_ms();
+        let timeout = policy.admission_ms();
         let scope = self.start.scope.clone();
         if self.sent >= policy.max_attempts() {
             return self.refuse(now, record, Reason::Attempts);
@@ -498,7 +498,7 @@ impl Operation {
             retry: self.sent > 0,
             after_timeout: self.after_timeout,
             earliest,
-            latest: gate::latest_start(self.start.policy.attempt_timeout_ms(), self.deadline_at),
+            latest: gate::latest_start(self.start.policy.admission_ms(), self.deadline_at),
         }
     }
 
@@ -506,7 +506,7 @@ impl Operation {
         if let Err(wait) = budget.dispatch(&self.start.scope, grant, now) {
             // Timers fired late and other sends went first: wait for the tokens actually there.
             let resume = now.saturating_add(wait);
-            if !gate::fits(resume, self.start.policy.attempt_timeout_ms(), self.deadline_at) {
+            if !gate::fits(resume, self.start.policy.admission_ms(), self.deadline_at) {
                 budget.release(&self.start.scope, grant);
                 record.limit = Some(Limit::Tokens);
                 return self.refuse_on_wake(now, record, Reason::Budget, resume);

@@ -15,6 +15,7 @@
 //! | `deadlineMs` | 30000 | the operation's expiry, measured from its start |
 //! | `retryOn` | 408, 429, 500, 502, 503, 504 | statuses worth another attempt |
 //! | `retryAfterSpreadMs` | 0 | extra random spread after a provider's boundary |
+//! | `minAttemptMs` | `attemptTimeoutMs` | least time before the deadline an attempt still starts with, its timeout cut to the time left |
 
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -64,6 +65,10 @@ pub struct Policy {
     deadline_ms: u64,
     retry_on: Vec<u16>,
     retry_after_spread_ms: u64,
+    /// Set: an attempt starts while at least this much time is left, with its timeout cut to
+    /// the time left (so a deadline no longer than one attempt timeout still allows retries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_attempt_ms: Option<u64>,
 }
 
 impl Default for Policy {
@@ -77,6 +82,7 @@ impl Default for Policy {
             deadline_ms: 30_000,
             retry_on: vec![408, 429, 500, 502, 503, 504],
             retry_after_spread_ms: 0,
+            min_attempt_ms: None,
         }
     }
 }
@@ -106,6 +112,15 @@ impl Policy {
     pub fn retry_after_spread_ms(&self) -> u64 {
         self.retry_after_spread_ms
     }
+    /// `minAttemptMs` as given (`None`: the whole attempt timeout).
+    pub fn min_attempt_ms(&self) -> Option<u64> {
+        self.min_attempt_ms
+    }
+    /// The time an attempt needs before the deadline to be admitted: the whole attempt
+    /// timeout, or `minAttemptMs` (at most the attempt timeout) when the policy sets one.
+    pub fn admission_ms(&self) -> u64 {
+        self.min_attempt_ms.map_or(self.attempt_timeout_ms, |m| m.min(self.attempt_timeout_ms))
+    }
 
     /// This policy with the given fields replaced (`options` is an object of policy fields).
     ///
@@ -131,6 +146,7 @@ impl Policy {
                 "attemptTimeoutMs" => p.attempt_timeout_ms = millis(f, value)?,
                 "deadlineMs" => p.deadline_ms = millis(f, value)?,
                 "retryAfterSpreadMs" => p.retry_after_spread_ms = millis(f, value)?,
+                "minAttemptMs" => p.min_attempt_ms = Some(positive_millis(f, value)?),
                 "maxAttempts" => p.max_attempts = whole(f, value, 1, MAX_ATTEMPTS)? as u32,
                 "jitter" => {
                     p.jitter = Jitter::from_name(text(f, value)?)
@@ -166,13 +182,22 @@ impl Policy {
         if self.max_delay_ms < self.base_delay_ms {
             return Err(InvalidOption::new("maxDelayMs", Problem::BelowBase));
         }
-        if self.attempt_timeout_ms > self.deadline_ms {
-            return Err(InvalidOption::new("attemptTimeoutMs", Problem::LongerThanDeadline));
+        if self.admission_ms() > self.deadline_ms {
+            let field = if self.min_attempt_ms.is_some() { "minAttemptMs" } else { "attemptTimeoutMs" };
+            return Err(InvalidOption::new(field, Problem::LongerThanDeadline));
         }
         if self.attempt_timeout_ms == 0 {
             return Err(InvalidOption::new("attemptTimeoutMs", Problem::TooSmall { min: 1 }));
         }
         Ok(())
+    }
+}
+
+/// Milliseconds, at least 1.
+fn positive_millis(field: &str, value: &Loose) -> Result<u64, InvalidOption> {
+    match millis(field, value)? {
+        0 => Err(InvalidOption::new(field, Problem::TooSmall { min: 1 })),
+        ms => Ok(ms),
     }
 }
 

@@ -280,7 +280,7 @@ impl Operation {
     }
 
     fn readmit(&mut self, now: u64, until: u64, record: AttemptRecord, budget: &mut Budget) -> Action {
-        let timeout = self.start.policy.attempt_timeout_ms();
+        let timeout = self.start.policy.admission_ms();
         let earliest = until.max(now);
         if !gate::fits(earliest, timeout, self.deadline_at) {
             return self.refuse_on_wake(now, record, Reason::Deadline, earliest);

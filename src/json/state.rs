@@ -8,7 +8,8 @@ use crate::state::{OperationState, PhaseState};
 
 impl ToJson for Policy {
     fn write_json(&self, out: &mut String) {
-        Object::new(out)
+        let mut object = Object::new(out);
+        object
             .field("baseDelayMs", &self.base_delay_ms())
             .field("maxDelayMs", &self.max_delay_ms())
             .field("jitter", &self.jitter())
@@ -16,8 +17,12 @@ impl ToJson for Policy {
             .field("attemptTimeoutMs", &self.attempt_timeout_ms())
             .field("deadlineMs", &self.deadline_ms())
             .field("retryOn", &self.retry_on())
-            .field("retryAfterSpreadMs", &self.retry_after_spread_ms())
-            .end();
+            .field("retryAfterSpreadMs", &self.retry_after_spread_ms());
+        // Written only when set, as serde's `skip_serializing_if` does.
+        if let Some(ms) = self.min_attempt_ms() {
+            object.field("minAttemptMs", &ms);
+        }
+        object.end();
     }
 }
 

@@ -280,7 +280,7 @@ impl Client {
     /// Claims the call's key; `Err` is how the call settles when it may not run.
     async fn claim(&self, call: &mut Call) -> Result<(), Result<JsValue, JsValue>> {
         let key = call.key.clone().unwrap_or_default();
-        let latest_start = call.op.deadline_at().saturating_sub(call.op.policy().attempt_timeout_ms());
+        let latest_start = call.op.deadline_at().saturating_sub(call.op.policy().admission_ms());
         let latest_start_wall = clock::wall_now().saturating_add(latest_start.saturating_sub(clock::now()));
         let claimed = self.keyed(&key).claim(&self.bounds(call), latest_start_wall).await;
         match claimed {
