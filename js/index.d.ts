@@ -190,16 +190,48 @@ export interface CallOptions {
    * it, body unread: streams stream, and the attempt timeout covers the request up to the response's headers.
    */
   readBody?: boolean;
+  /**
+   * This call's own observer: every record of the call (sent or refused) as it is made, after the client's
+   * `onAttempt`. A throw or rejection in it is ignored. Use it to keep a successful call's records.
+   */
+  onAttempt?: (record: AttemptRecord) => void | Promise<void>;
+}
+
+/** Call options for every request of an `asFetch` function, plus `describe`. */
+export interface AsFetchDefaults extends CallOptions {
+  /**
+   * Per-request call options (e.g. the order's client id as `key`), read from a clone of the request (its body
+   * can be read). May be async; it counts against `init.timeout`. Wins over the defaults where both set an option
+   * (a `policy` merges field by field).
+   */
+  describe?: (request: Request) => CallOptions | undefined | Promise<CallOptions | undefined>;
+}
+
+/** `RequestInit` plus the `timeout` (ms) that ccxt and node-fetch pass. */
+export interface AsFetchInit extends RequestInit {
+  /** The call's deadline, ms from the moment the function is called (before `describe`). */
+  timeout?: number;
 }
 
 export class RetryClient {
   /** @throws {TypeError | RangeError} naming the invalid field. */
   constructor(options?: ClientOptions);
   /**
-   * Like `fetch(input, init)`, with retries. Resolves with the successful (2xx/3xx) Response, its
-   * body already read within the attempt timeout; rejects with a {@link RetryError} otherwise.
+   * Like `fetch(input, init)`, with retries. Resolves with the successful (2xx/3xx) Response (body unread unless
+   * `readBody`); rejects with a {@link RetryError} otherwise.
    */
   fetch(input: RequestInfo | URL, init?: RequestInit, options?: CallOptions): Promise<Response>;
+  /**
+   * The platform `fetch` signature, for clients that map HTTP errors themselves (ccxt's `fetchImplementation`, ky's
+   * `fetch`). Resolves with the provider's last response whatever its status, once retries are used, refused or not
+   * allowed. Rejects only where `fetch` would: a `TypeError` whose `cause` is the {@link RetryError} when there is no
+   * response (refused before sending, network errors, an unknown outcome — whose message says to reconcile, not
+   * resubmit); the caller's `signal.reason` on abort (an order already sent: an unknown outcome instead); a
+   * `DOMException` named `TimeoutError` when `init.timeout` ends the call with nothing to give. A request with an
+   * `Idempotency-Key` header uses it as its `key` and runs as `"idempotent"`. Sets `policy.minAttemptMs` to 1000
+   * unless given, so a `timeout` no longer than one attempt timeout still allows retries.
+   */
+  asFetch(defaults?: AsFetchDefaults): (input: RequestInfo | URL, init?: AsFetchInit) => Promise<Response>;
   /**
    * Runs your status lookup for an order whose outcome is unknown, under its own bounded policy (default:
    * 5 queries of at most 5 s within 60 s, budget priority "reconcile"), until evidence settles it. Never resubmits.

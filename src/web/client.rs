@@ -139,6 +139,8 @@ pub(super) struct Call {
     last_cause: Option<JsValue>,
     /// What the message adds: a store failure, or what was still pending when the call was cut.
     note: Option<String>,
+    /// The call's own `onAttempt`.
+    on_attempt: Option<JsValue>,
 }
 
 /// How a call settles when the shell gives up on a pending step.
@@ -214,6 +216,7 @@ impl Client {
             last_response: None,
             last_cause: None,
             note: None,
+            on_attempt: call.on_attempt,
         }))
     }
 
@@ -253,7 +256,7 @@ impl Client {
                 // The last records are reported by `settle`, once the store has had its say.
                 return Box::pin(self.settle(call, stop)).await;
             }
-            self.report(&call.op, &mut call.reported);
+            self.report(&call.op, &mut call.reported, call.on_attempt.as_ref());
             // Saved before the request leaves and before each sleep, so a restart resumes from here.
             if let Some(stop) = Box::pin(self.save(&mut call)).await {
                 action = Action::Stop(stop);
@@ -420,7 +423,7 @@ impl Client {
 
     /// Reports the last records and settles, without touching the store.
     fn settle_now(&self, call: &mut Call, stop: Stop) -> Result<JsValue, JsValue> {
-        self.report(&call.op, &mut call.reported);
+        self.report(&call.op, &mut call.reported, call.on_attempt.as_ref());
         let response = call.last_response.take();
         if stop.reason == Reason::Success {
             let signals = call.abort.signals();
@@ -479,18 +482,18 @@ impl Client {
         retry_error(failure)
     }
 
-    /// Hands each record made since the last call to `onAttempt`.
-    pub(super) fn report(&self, op: &Operation, reported: &mut usize) {
+    /// Hands each record made since the last call to the client's `onAttempt`, then to the call's.
+    pub(super) fn report(&self, op: &Operation, reported: &mut usize, call_observer: Option<&JsValue>) {
         let records = op.records();
-        let Some(callback) = &self.on_attempt else {
-            *reported = records.len();
-            return;
-        };
+        let observers = [self.on_attempt.as_ref(), call_observer];
         for record in records.iter().skip(*reported) {
-            if let Ok(value) = to_js(record) {
-                // A throwing callback must not break the operation it observes.
-                if let Ok(returned) = guard::call(callback, &JsValue::UNDEFINED, &[&value]) {
-                    ignore_rejection(&returned);
+            // Each observer gets its own copy: one cannot change what the other reads.
+            for callback in observers.iter().flatten() {
+                if let Ok(value) = to_js(record) {
+                    // A throwing callback must not break the operation it observes.
+                    if let Ok(returned) = guard::call(callback, &JsValue::UNDEFINED, &[&value]) {
+                        ignore_rejection(&returned);
+                    }
                 }
             }
         }

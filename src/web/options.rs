@@ -49,6 +49,8 @@ pub struct CallOptions {
     pub weight: u32,
     pub signal: Option<AbortSignal>,
     pub read_body: Option<bool>,
+    /// This call's own observer of its records, beside the client's.
+    pub on_attempt: Option<JsValue>,
 }
 
 fn wrong_type(field: &str, expected: &'static str, value: &JsValue) -> InvalidOption {
@@ -169,6 +171,7 @@ impl CallOptions {
             weight: 1,
             signal: None,
             read_body: None,
+            on_attempt: None,
         };
         let mut deadline = None;
         for key in object_fields(options)? {
@@ -178,6 +181,10 @@ impl CallOptions {
             }
             if key == "signal" {
                 call.signal = Some(signal("signal", value)?);
+                continue;
+            }
+            if key == "onAttempt" {
+                call.on_attempt = function("onAttempt", &value)?;
                 continue;
             }
             let given = loose(&value, &key)?;

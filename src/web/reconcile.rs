@@ -140,7 +140,7 @@ impl Client {
             op.start(now, &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut())
         };
         let stop = loop {
-            self.report(&op, &mut reported);
+            self.report(&op, &mut reported, None);
             action = match action {
                 Action::Send { attempt, timeout_ms } => {
                     let found = ask(&query, attempt, timeout_ms, &abort).await?;
@@ -173,7 +173,7 @@ impl Client {
         if let Some(detail) = &store_error {
             op.note_store_failure(detail.clone());
         }
-        self.report(&op, &mut reported);
+        self.report(&op, &mut reported, None);
         let result = outcome(&key, resolved, evidence, escalated, to_js(&op.records())?, store_error.as_deref())?;
         if let (true, Some(callback)) = (escalated, &self.on_escalation) {
             // A throwing callback must not lose the result.

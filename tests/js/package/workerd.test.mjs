@@ -73,6 +73,7 @@ test("the worker loads the package's workerd entry as shipped (modules from the 
   const { modules, entryPath } = workerdModules(join(dir, "node_modules", "retryline"));
   assert.equal(entryPath, "js/workerd.js");
   assert.deepEqual([...modules.entries()].sort(), [
+    ["js/as-fetch.js", "esModule"],
     ["js/guard.js", "esModule"],
     ["js/retry-error.js", "esModule"],
     ["js/workerd.js", "esModule"],

@@ -1,0 +1,153 @@
+// client.asFetch(defaults): the platform `fetch` signature over client.fetch, for clients that map
+// HTTP errors themselves (ccxt's fetchImplementation, ky's fetch option). It resolves with the
+// provider's last response whatever its status, once the policy has finished with it, and rejects
+// only where fetch itself would: a TypeError (cause: the RetryError) when there is no response to
+// give, the caller's signal.reason on abort, a DOMException "TimeoutError" when `init.timeout`
+// ends the call with nothing to give — and, for an order already sent whose outcome is unknown,
+// a TypeError that says so (never a plain abort or timeout, which a client might resubmit).
+
+/** A call's deadline from `init.timeout` leaves at least this much to each attempt it still starts. */
+export const MIN_ATTEMPT_MS = 1000;
+
+const UNKNOWN =
+  "the order was sent and its outcome is unknown: reconcile it (client.reconcile), do not resubmit it";
+
+/** Reads `object[key]` as fetch reads its init: a throwing getter rejects the call. */
+const read = (object, key) => (object === null || object === undefined ? undefined : object[key]);
+
+/** The defaults, copied once: `describe` apart, the rest are call options. */
+function readDefaults(defaults) {
+  if (defaults === undefined || defaults === null) return { options: {}, describe: undefined };
+  if (typeof defaults !== "object") throw new TypeError(`asFetch: defaults must be an object, not ${typeof defaults}`);
+  const options = {};
+  let describe;
+  for (const key of Object.keys(defaults)) {
+    let value;
+    try {
+      value = defaults[key];
+    } catch (error) {
+      throw new TypeError(`asFetch: defaults.${key} could not be read: ${error}`, { cause: error });
+    }
+    if (key === "describe") describe = value;
+    else options[key] = value;
+  }
+  if (describe !== undefined && typeof describe !== "function") {
+    throw new TypeError(`asFetch: defaults.describe must be a function, not ${describe === null ? "null" : typeof describe}`);
+  }
+  return { options, describe };
+}
+
+/** `describe` wins over the defaults; policies merge field by field. */
+function merge(defaults, described) {
+  if (described === undefined || described === null) return { ...defaults };
+  if (typeof described !== "object") throw new TypeError(`asFetch: describe(request) must give an object of call options, not ${typeof described}`);
+  const merged = { ...defaults, ...described };
+  if (defaults.policy && described.policy) merged.policy = { ...defaults.policy, ...described.policy };
+  return merged;
+}
+
+const timeoutError = (message, cause) => {
+  const error = new DOMException(message, "TimeoutError");
+  if (cause !== undefined) Object.defineProperty(error, "cause", { value: cause, configurable: true, writable: true });
+  return error;
+};
+
+/** Waits for `value`, but no longer than `leftMs` (a TimeoutError) or the caller's abort. */
+function bounded(value, leftMs, signal, what) {
+  if (leftMs === undefined && !signal) return Promise.resolve(value);
+  return new Promise((resolve, reject) => {
+    const timer = leftMs === undefined ? undefined : setTimeout(() => done(reject, timeoutError(`${what} did not finish before the timeout`)), leftMs);
+    const onAbort = () => done(reject, signal.reason);
+    function done(settle, result) {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      settle(result);
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(value).then((v) => done(resolve, v), (e) => done(reject, e));
+  });
+}
+
+/** The attempts that reached the wire, last first. */
+const sentRecords = (error) => (Array.isArray(error.records) ? error.records.filter((r) => r?.decision === "sent").reverse() : []);
+
+/** An order whose last attempt left and never got a usable answer: it may have executed. */
+function orderInDoubt(error) {
+  const last = sentRecords(error)[0];
+  return last?.operation === "order" && ["aborted", "timeout", "network-error", "interrupted"].includes(last.outcome);
+}
+
+/**
+ * What `fetch` would have done with a RetryError: a Response to resolve with, or a value to throw.
+ * Returns { response } or { thrown }.
+ */
+function settle(error, RetryError, signal) {
+  const unknown = (cause) => ({ thrown: new TypeError(`retryline: ${cause.message}`, { cause }) });
+  switch (error.reason) {
+    case "unknown-outcome":
+      return unknown(error);
+    case "aborted":
+      if (orderInDoubt(error)) {
+        const message = `${error.message}; ${UNKNOWN}`;
+        return unknown(new RetryError("unknown-outcome", message, { response: error.response, records: error.records, key: error.key, cause: error }));
+      }
+      return { thrown: signal?.aborted ? signal.reason : new DOMException("The operation was aborted.", "AbortError") };
+    case "deadline":
+      if (error.response) return { response: error.response };
+      if (orderInDoubt(error)) {
+        return unknown(new RetryError("unknown-outcome", `${error.message}; ${UNKNOWN}`, { records: error.records, key: error.key, cause: error }));
+      }
+      return { thrown: timeoutError(`retryline: ${error.message}`, error) };
+    default:
+      // Retries used, refused or not allowed: the provider's last word is the answer.
+      if (error.response) return { response: error.response };
+      return { thrown: new TypeError(`retryline: ${error.message}`, { cause: error }) };
+  }
+}
+
+/** Adds `asFetch` to the client class of an entry. */
+export function installAsFetch(RetryClient, RetryError) {
+  /**
+   * @param {object} [defaults] call options for every request, plus `describe(request)`.
+   * @returns {(input: RequestInfo | URL, init?: RequestInit & { timeout?: number }) => Promise<Response>}
+   */
+  function asFetch(defaults) {
+    const client = this;
+    const fixed = readDefaults(defaults);
+    return async function retrylineFetch(input, init) {
+      const calledAt = performance.now();
+      const timeout = read(init, "timeout");
+      const timeoutMs = typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0 ? timeout : undefined;
+      const left = () => (timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (performance.now() - calledAt)));
+      // As fetch: a bad URL or init is a TypeError; the Request follows the caller's signal.
+      const request = new Request(input, init);
+      const signal = read(init, "signal") ?? (input instanceof Request ? input.signal : undefined);
+      if (signal?.aborted) throw signal.reason;
+
+      const described = fixed.describe ? await bounded(fixed.describe(request.clone()), left(), signal, "describe(request)") : undefined;
+      const options = merge(fixed.options, described);
+      const idempotencyKey = request.headers.get("idempotency-key");
+      if (idempotencyKey !== null) {
+        options.key ??= idempotencyKey;
+        options.operation ??= "idempotent";
+      }
+      const policy = { ...options.policy };
+      policy.minAttemptMs ??= MIN_ATTEMPT_MS;
+      options.policy = policy;
+      const remaining = left();
+      if (remaining !== undefined) {
+        if (remaining < 1) throw timeoutError(`retryline: the timeout (${timeoutMs} ms) passed before the request was sent`);
+        options.deadlineMs = Math.min(options.deadlineMs ?? Infinity, remaining);
+      }
+      try {
+        return await client.fetch(request, undefined, options);
+      } catch (error) {
+        if (!(error instanceof RetryError)) throw error;
+        const { response, thrown } = settle(error, RetryError, signal);
+        if (response) return response;
+        throw thrown;
+      }
+    };
+  }
+  Object.defineProperty(RetryClient.prototype, "asFetch", { value: asFetch, writable: true, configurable: true });
+}
