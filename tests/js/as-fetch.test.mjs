@@ -3,6 +3,7 @@
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { startMockExchange } from "./mock-exchange.mjs";
+import { rejection } from "./support/rejection.mjs";
 import { Budget, RetryClient, RetryError } from "../../js/node.js";
 
 const ORDER = "/api/v3/order";
@@ -20,15 +21,6 @@ const order = (id, init = {}) => [
 ];
 const describeOrder = async (request) => (request.method === "POST" ? { key: JSON.parse(await request.text()).newClientOrderId } : {});
 const wire = (path, method) => mock.requests({ path, method }).length;
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
 
 test("a 503 is retried and the 200 is resolved, as fetch would", async () => {
   mock.script(TICKER, [{ status: 503 }, { status: 200, body: { price: "1" } }]);

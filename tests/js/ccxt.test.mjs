@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import ccxt from "ccxt";
 import ky from "ky";
 import { startMockExchange } from "./mock-exchange.mjs";
+import { rejection } from "./support/rejection.mjs";
 import { Budget, RetryClient } from "../../js/node.js";
 
 const ORDER = "/api/v3/order";
@@ -56,15 +57,6 @@ async function binance(fetchImplementation, { timeout = 3000 } = {}) {
 
 const fast = () => new RetryClient({ policy: { baseDelayMs: 10, maxDelayMs: 20 }, budget: new Budget() });
 const buy = (exchange, id) => exchange.createOrder("BTC/USDT", "limit", "buy", 0.001, 50000, { newClientOrderId: id });
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
 
 test("ccxt: a ticker through asFetch, its 503 retried; an order placed once", async () => {
   const exchange = await binance(fast().asFetch({ describe }));

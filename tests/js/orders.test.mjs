@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startMockExchange } from "./mock-exchange.mjs";
+import { rejection } from "./support/rejection.mjs";
 import { fileStore } from "./support/file-store.mjs";
 import { RetryClient, RetryError } from "../../js/node.js";
 
@@ -25,15 +26,6 @@ const submit = (client, id, options = {}) =>
     headers: { "content-type": "application/json", "X-MBX-APIKEY": "k3y" },
     body: JSON.stringify({ newClientOrderId: id, side: "BUY", quantity: "1" }),
   }, { operation: "order", key: id, ...options });
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a RetryError");
-}
 
 /** The caller's status lookup: the exchange's order endpoint, mapped to evidence. */
 const statusQuery = (id) => async ({ signal }) => {
