@@ -4,10 +4,13 @@
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { createServer } from "node:http";
+import { build } from "esbuild";
+import { chromium } from "playwright-core";
 import { startMockExchange } from "./mock-exchange.mjs";
 import { exchangeInfo, ticker } from "./support/binance.mjs";
 import { startWorkerd } from "./package/workerd-harness.mjs";
@@ -53,12 +56,18 @@ test("examples/ccxt/ticker.mjs: ccxt's binance through asFetch, a 503 retried; a
   assert.equal(mock.requests({ path: "/api/v3/ticker/24hr" }).length, 3);
 });
 
-/** examples/workerd in a project whose node_modules/retryline is this repo, aimed at the mock. */
-function workerdProject({ allowPrivate = true } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "retryline-example-workerd-"));
-  cpSync(example("workerd"), dir, { recursive: true });
+/** A copy of an example in a project whose node_modules/retryline is this repo (as npm install would). */
+function project(name) {
+  const dir = mkdtempSync(join(tmpdir(), `retryline-example-${name}-`));
+  cpSync(example(name), dir, { recursive: true });
   mkdirSync(join(dir, "node_modules"));
   symlinkSync(repoRoot, join(dir, "node_modules", "retryline"));
+  return dir;
+}
+
+/** examples/workerd, its config aimed at the mock exchange. */
+function workerdProject({ allowPrivate = true } = {}) {
+  const dir = project("workerd");
   let config = readFileSync(join(dir, "config.capnp"), "utf8")
     .replace('"127.0.0.1:8787"', '"127.0.0.1:0"')
     .replace('"https://api.binance.com"', JSON.stringify(mock.url));
@@ -93,5 +102,100 @@ test("examples/workerd: the worker proxies with retries; without the private all
   } finally {
     await denied.stop();
     rmSync(closed.dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * What `wrangler deploy` makes of examples/cloudflare-worker, without Wrangler (it needs Node 22):
+ * its config read, `main` bundled by esbuild with Wrangler's export conditions and the package's
+ * .wasm kept as a module of its own, then served by workerd (the runtime Wrangler runs locally)
+ * with the config's vars as bindings.
+ */
+test("examples/cloudflare-worker: the wrangler.jsonc's worker, bundled as Wrangler does, answers from workerd", async () => {
+  const dir = project("cloudflare-worker");
+  const wrangler = JSON.parse(readFileSync(join(dir, "wrangler.jsonc"), "utf8").replace(/^\s*\/\/.*$/gm, ""));
+  assert.equal(wrangler.main, "src/worker.js");
+  assert.match(wrangler.compatibility_date, /^\d{4}-\d{2}-\d{2}$/);
+  const wasm = { name: "wasm-module", setup(b) {
+    b.onResolve({ filter: /\.wasm$/ }, (args) => {
+      copyFileSync(join(args.resolveDir, args.path), join(dir, "dist", "retryline_bg.wasm"));
+      return { path: "./retryline_bg.wasm", external: true };
+    });
+  } };
+  mkdirSync(join(dir, "dist"));
+  await build({ entryPoints: [join(dir, wrangler.main)], bundle: true, format: "esm", platform: "neutral", outfile: join(dir, "dist", "worker.js"),
+    conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"], plugins: [wasm], logLevel: "silent" });
+  const bindings = Object.entries({ ...wrangler.vars, UPSTREAM: mock.url }).map(([name, text]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`);
+  const config = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .w), (name = "internet", network = (allow = ["public", "private", "local"])) ],
+  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
+);
+const w :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "dist/worker.js"), (name = "retryline_bg.wasm", wasm = embed "dist/retryline_bg.wasm") ],
+  compatibilityDate = ${JSON.stringify(wrangler.compatibility_date)},
+  globalOutbound = "internet",
+  bindings = [ ${bindings.join(", ")} ],
+);
+`;
+  const worker = await startWorkerd({ dir, config });
+  try {
+    mock.script("/api/v3/ticker/price", [{ status: 503 }, { status: 200, body: { symbol: "ETHUSDT", price: "3000.00" } }]);
+    assert.deepEqual(await worker.call("/price?symbol=ETHUSDT"), { symbol: "ETHUSDT", price: "3000.00", attempts: 2 });
+    assert.deepEqual(mock.requests({ path: "/api/v3/ticker/price" }).map((r) => r.query.symbol), ["ETHUSDT", "ETHUSDT"]);
+  } finally {
+    await worker.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Serves `root` on 127.0.0.1; resolves with its origin and a close function. */
+async function serveStatic(root) {
+  const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname;
+    const file = join(root, path === "/" ? "index.html" : path);
+    if (!file.startsWith(root)) return res.writeHead(403).end();
+    try {
+      const body = readFileSync(file);
+      res.writeHead(200, { "content-type": types[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream" }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+test("examples/vite-dashboard: Vite builds it, and in Chromium each widget shows its price, one after a retried 503", async () => {
+  const dir = project("vite-dashboard");
+  const { build: viteBuild } = await import("vite");
+  process.env.VITE_EXCHANGE = mock.url;
+  try {
+    await viteBuild({ root: dir, logLevel: "silent", build: { outDir: join(dir, "dist") } });
+  } finally {
+    delete process.env.VITE_EXCHANGE;
+  }
+  const assets = readdirSync(join(dir, "dist", "assets"));
+  assert.ok(assets.some((f) => f.endsWith(".wasm")), `the wasm is emitted as an asset: ${assets}`);
+  const site = await serveStatic(join(dir, "dist"));
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
+  try {
+    const price = { status: 200, body: { price: "42.00" } };
+    mock.script("/api/v3/ticker/price", [{ status: 503 }, price, price]);
+    const page = await browser.newPage();
+    const problems = [];
+    page.on("pageerror", (e) => problems.push(String(e)));
+    await page.goto(site.origin);
+    await page.waitForFunction(() => [...document.querySelectorAll(".price")].every((c) => c.textContent !== "…"), null, { timeout: 15_000 });
+    const rows = await page.$$eval("tr[data-symbol]", (trs) => trs.map((tr) => [tr.querySelector(".price").textContent, tr.querySelector(".how").textContent]));
+    assert.deepEqual(problems, []);
+    // Whichever widget got the 503 took two attempts.
+    assert.deepEqual(rows.sort(), [["42.00", "1 attempt"], ["42.00", "2 attempts"]]);
+    assert.equal(mock.requests({ path: "/api/v3/ticker/price" }).length, 3);
+  } finally {
+    await browser.close();
+    await site.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
