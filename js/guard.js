@@ -186,7 +186,7 @@ export function headPart() {
 }
 
 // What the core needs of a response, in one crossing: the status and three headers as one
-// string, parts separated by NUL, an absent header as SOH. What threw is FAILED (see headPart);
+// string, parts separated by NUL, an absent header as SOH, an unreadable Retry-After as STX. What threw is FAILED (see headPart);
 // a value that is not an object is the empty string (wasm then says what it is).
 export function head(response, weightHeader) {
   if (response === null || typeof response !== "object") return "";
@@ -202,10 +202,13 @@ export function head(response, weightHeader) {
       const value = headers.get(name);
       return typeof value === "string" ? text(value) : "\u0001";
     };
+    // A cross-origin response shows Retry-After only if the server exposes it (CORS): absent
+    // there means unreadable (STX), not absent.
     const retryAfter = header("retry-after");
+    const hidden = retryAfter === "\u0001" && response.type === "cors";
     const date = header("date");
     const weight = weightHeader === undefined ? "\u0001" : header(weightHeader);
-    return `${typeof status === "number" ? status : ""}\0${retryAfter}\0${date}\0${weight}`;
+    return `${typeof status === "number" ? status : ""}\0${hidden ? "\u0002" : retryAfter}\0${date}\0${weight}`;
   } catch (e) {
     return fail(e);
   }

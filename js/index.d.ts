@@ -86,8 +86,11 @@ export interface AttemptRecord {
   sampledDelayMs: number | null;
   /** The provider's minimum still to wait (Retry-After, scope hold) when the wait was planned. */
   providerWaitMs: number;
-  /** How the Retry-After behind providerWaitMs was read. */
-  retryAfter: "seconds" | "date" | "unparseable" | "clamped" | null;
+  /**
+   * How the Retry-After behind providerWaitMs was read. "unreadable": a cross-origin response that does not expose
+   * Retry-After (Access-Control-Expose-Headers), so there may have been one; null: the response had none.
+   */
+  retryAfter: "seconds" | "date" | "unparseable" | "clamped" | "unreadable" | null;
   /** Wait imposed by the shared budget. */
   budgetWaitMs: number;
   /** max(provider minimum, draw, budget wait) + spread: the wait before this attempt. */

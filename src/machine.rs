@@ -42,6 +42,9 @@ pub struct Outcome {
     pub status: Option<u16>,
     /// The raw `Retry-After` header, if the response had one.
     pub retry_after: Option<String>,
+    /// No `Retry-After` could be read, and the platform says one may be there: a cross-origin
+    /// response that does not expose it.
+    pub retry_after_unreadable: bool,
     /// The raw `Date` header, if the response had one.
     pub date: Option<String>,
     /// What a reconciliation query found (it then decides instead of the status).
@@ -57,7 +60,16 @@ impl Outcome {
         Outcome { status: Some(status), ..Outcome::failure(Observed::Response) }
     }
     pub fn failure(observed: Observed) -> Self {
-        Outcome { observed, status: None, retry_after: None, date: None, evidence: None, error: None, pending: None }
+        Outcome {
+            observed,
+            status: None,
+            retry_after: None,
+            retry_after_unreadable: false,
+            date: None,
+            evidence: None,
+            error: None,
+            pending: None,
+        }
     }
     /// A status query answered with `evidence`.
     pub fn evidence(evidence: Evidence) -> Self {
@@ -384,7 +396,14 @@ impl Operation {
         verdict: Reason,
         budget: &mut Budget,
     ) -> Option<ProviderWait> {
-        let value = outcome.retry_after.as_deref().filter(|_| outcome.observed == Observed::Response)?;
+        if outcome.observed != Observed::Response {
+            return None;
+        }
+        let Some(value) = outcome.retry_after.as_deref() else {
+            return outcome
+                .retry_after_unreadable
+                .then_some(ProviderWait { wait_ms: 0, form: RetryAfterForm::Unreadable });
+        };
         let wait = retry_after::parse(value, outcome.date.as_deref(), wall_now);
         if wait.form != RetryAfterForm::Unparseable {
             let until = now.saturating_add(wait.wait_ms);

@@ -20,6 +20,9 @@ pub enum RetryAfterForm {
     Unparseable,
     /// Parsed, but longer than [`MAX_TIMER_MS`]: clamped to it.
     Clamped,
+    /// Not readable: a cross-origin response that does not expose the header (CORS) may carry
+    /// one we cannot see. No wait is known; the retry follows our own backoff.
+    Unreadable,
 }
 
 /// A provider's minimum wait, measured from receipt of the response.

@@ -89,6 +89,7 @@ named!(RetryAfterForm {
     RetryAfterForm::Date => "date",
     RetryAfterForm::Unparseable => "unparseable",
     RetryAfterForm::Clamped => "clamped",
+    RetryAfterForm::Unreadable => "unreadable",
 });
 
 named!(Evidence {

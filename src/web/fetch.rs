@@ -106,8 +106,12 @@ pub async fn send(
         Ok(head) => head,
         Err(why) => return Attempt::broken(why),
     };
-    let outcome =
-        Outcome { retry_after: head.retry_after.clone(), date: head.date.clone(), ..Outcome::response(head.status) };
+    let outcome = Outcome {
+        retry_after: head.retry_after.clone(),
+        retry_after_unreadable: head.retry_after_unreadable,
+        date: head.date.clone(),
+        ..Outcome::response(head.status)
+    };
     let used_weight = head.used_weight;
     if !read_body {
         return Attempt {

@@ -15,6 +15,8 @@ use super::value::kind;
 pub struct Head {
     pub status: u16,
     pub retry_after: Option<String>,
+    /// A cross-origin response that does not expose its `Retry-After` (CORS).
+    pub retry_after_unreadable: bool,
     pub date: Option<String>,
     pub used_weight: Option<u64>,
 }
@@ -47,10 +49,12 @@ pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, S
             return Err(why.unwrap_or_else(|| "the response's status changed while it was read".to_owned()));
         }
     };
-    let header = |part: &str| (part != "\u{1}").then(|| part.to_owned());
-    let (retry_after, date) = (header(next()), header(next()));
+    let header = |part: &str| (part != "\u{1}" && part != "\u{2}").then(|| part.to_owned());
+    let retry_after_part = next();
+    let (retry_after, retry_after_unreadable) = (header(retry_after_part), retry_after_part == "\u{2}");
+    let date = header(next());
     let used_weight = header(next()).and_then(|v| v.trim_matches([' ', '\t']).parse::<u64>().ok());
-    Ok(Head { status, retry_after, date, used_weight })
+    Ok(Head { status, retry_after, retry_after_unreadable, date, used_weight })
 }
 
 /// Reads a response's statusText, url and redirected (in one crossing).

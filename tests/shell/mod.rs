@@ -279,3 +279,24 @@ async fn a_token_budget_paces_concurrent_reads() {
     assert!(span >= 2000.0 - 50.0, "13 reads reached the server within {span} ms");
     assert!(arrivals[3] - arrivals[0] >= 150.0, "the fourth waited for a token");
 }
+
+/// A browser hides a cross-origin response's `Retry-After` unless the server exposes it (CORS):
+/// the record then says "unreadable", not that there was none. Node has no origins: the same
+/// response's header is read there.
+#[wasm_bindgen_test]
+async fn a_retry_after_hidden_by_cors_is_recorded_as_unreadable() {
+    let hidden = runtime_path("cors-hidden");
+    let hide = r#""headers":{"access-control-expose-headers":"Date"}"#;
+    script(&hidden, &format!(r#"[{{"status":503,"retryAfter":0,{hide}}},{{"status":503,{hide}}}]"#)).await;
+    let c = client(r#"{"policy":{"maxAttempts":2,"baseDelayMs":10,"maxDelayMs":10}}"#);
+    let error = run(&c, &hidden, JsValue::UNDEFINED).await.expect_err("two 503s");
+    let form = get(&records(&error).get(1), "retryAfter").as_string();
+    let expected = if crate::RUNTIME == "chrome" { "unreadable" } else { "seconds" };
+    assert_eq!(form.as_deref(), Some(expected), "hidden Retry-After in {}", crate::RUNTIME);
+
+    let exposed = runtime_path("cors-exposed");
+    script(&exposed, r#"[{"status":503,"retryAfter":0},{"status":503}]"#).await;
+    let error = run(&c, &exposed, JsValue::UNDEFINED).await.expect_err("two 503s");
+    let form = get(&records(&error).get(1), "retryAfter").as_string();
+    assert_eq!(form.as_deref(), Some("seconds"), "exposed Retry-After in {}", crate::RUNTIME);
+}
