@@ -76,12 +76,16 @@ test("ccxt: a 418 and a second 429 reach ccxt as responses, which it maps to DDo
   assert.ok(performance.now() - started < 2900);
 });
 
-test("ccxt: a Binance JSON error reaches ccxt's own mapping by message and code", async () => {
+test("ccxt: a Binance JSON error reaches ccxt's own mapping, by its message or by its code", async () => {
   const exchange = await binance(fast().asFetch({ describe }));
   mock.script(ORDER, [{ status: 400, body: { code: -2010, msg: "Account has insufficient balance for requested action." } }], { method: "POST" });
   const error = await rejection(buy(exchange, "ccxt-funds-1"));
   assert.ok(error instanceof ccxt.InsufficientFunds, String(error));
-  assert.equal(mock.requests({ path: ORDER, method: "POST" }).length, 1);
+  // A message ccxt does not know: mapped by the code alone (-2010 NEW_ORDER_REJECTED).
+  mock.script(ORDER, [{ status: 400, body: { code: -2010, msg: "Order rejected by the mock." } }], { method: "POST" });
+  const byCode = await rejection(buy(exchange, "ccxt-code-1"));
+  assert.ok(byCode instanceof ccxt.InvalidOrder, String(byCode));
+  assert.equal(mock.requests({ path: ORDER, method: "POST" }).length, 2);
 });
 
 test("ccxt: a lost order is executed once and reported as unknown; the same id is then refused without a request", async () => {
