@@ -42,7 +42,13 @@ pub fn sample(policy: &Policy, n: u32, previous_ms: u64, rng: &mut Rng) -> Step 
             let half = window_ms / 2;
             half + rng.between(0, window_ms - half)
         }
-        Jitter::Decorrelated => rng.between(policy.base_delay_ms().min(window_ms), window_ms),
+        Jitter::Decorrelated => {
+            // min(cap, Uniform[base, previous × 3]) (DESIGN §2): the draw is capped, not its range,
+            // so once previous × 3 passes the cap, the cap itself is the likeliest delay.
+            let base = policy.base_delay_ms();
+            let top = previous_ms.max(base).saturating_mul(3).min(MAX_TIMER_MS);
+            rng.between(base.min(top), top).min(window_ms)
+        }
         Jitter::None => window_ms,
     };
     Step { window_ms, delay_ms: delay_ms.min(MAX_TIMER_MS) }

@@ -62,6 +62,22 @@ fn decorrelated_draws_cover_base_to_three_times_the_previous_delay() {
     assert!((2980..=3000).contains(&hi), "{hi}");
 }
 
+/// min(cap, Uniform[base, previous × 3]): past the cap, the draw is capped, so the cap comes up
+/// as often as the uniform would have gone beyond it — here (3000 − 1000) / (3000 − 100) ≈ 69 %.
+#[test]
+fn a_decorrelated_draw_past_the_cap_is_the_cap() {
+    let p = policy(json!({ "jitter": "decorrelated", "baseDelayMs": 100, "maxDelayMs": 1000 }));
+    let mut rng = Rng::seeded(4);
+    let d: Vec<u64> = (0..10_000).map(|_| sample(&p, 0, 1000, &mut rng).delay_ms).collect();
+    assert!(d.iter().all(|&x| (100..=1000).contains(&x)));
+    let at_cap = d.iter().filter(|&&x| x == 1000).count() as f64 / d.len() as f64;
+    assert!((0.66..0.72).contains(&at_cap), "{at_cap}");
+    // Below the cap the draw is still uniform: about as many under 550 as between 550 and 1000.
+    let low = d.iter().filter(|&&x| x < 550).count() as f64;
+    let high = d.iter().filter(|&&x| (550..1000).contains(&x)).count() as f64;
+    assert!((low / high - 1.0).abs() < 0.1, "{low} {high}");
+}
+
 #[test]
 fn a_replayed_decorrelated_schedule_records_each_window_from_the_delay_before_it() {
     let r = run(json!({
