@@ -29,6 +29,7 @@ pub mod backoff;
 pub mod budget;
 pub mod canonical_url;
 pub mod classify;
+pub mod contention;
 pub mod draw;
 pub mod durable;
 pub mod gate;
