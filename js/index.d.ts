@@ -119,6 +119,11 @@ export interface ClientOptions {
   /** Seed for reproducible jitter. Default: random (crypto.getRandomValues). */
   seed?: number;
   /**
+   * The first backoff delays of this client, ms, used in order before the seeded ones — to show a schedule
+   * exactly (the reference article's 400/600/1200/2400 ms) in demos and tests. Default none.
+   */
+  draws?: number[];
+  /**
    * The fetch to wrap. Default: globalThis.fetch, looked up at each call. It is called as `fetch(request, { signal })`
    * with the call's `Request` (one per call; a request with a body gets a fresh `Request` per attempt, carrying the
    * signal, and no init). It may resolve with any Response-like object (another realm's or library's); one that

@@ -110,7 +110,7 @@ impl ScriptedOutcome {
 }
 
 /// Each item of an array, read by `read`; errors name the item, e.g. `draws[2]`.
-fn each<T>(
+pub(crate) fn each<T>(
     field: &str,
     value: &Loose,
     read: impl Fn(usize, &Loose) -> Result<T, InvalidOption>,

@@ -68,7 +68,7 @@ impl RetryClient {
         let client = Client {
             policy: options.policy,
             budget: options.budget.unwrap_or_else(|| Rc::new(RefCell::new(Budget::default()))),
-            draws: RefCell::new(Draws::seeded(seed)),
+            draws: RefCell::new(Draws::scripted(options.draws, seed)),
             fetcher: options.fetcher,
             on_attempt: options.on_attempt,
             on_escalation: options.on_escalation,

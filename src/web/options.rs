@@ -37,6 +37,8 @@ pub struct ClientOptions {
     pub secrets: Secrets,
     /// Calls read the body inside the attempt timeout unless they say otherwise.
     pub read_body: bool,
+    /// The first delays, ms, before the seeded ones (demos and tests).
+    pub draws: Vec<u64>,
 }
 
 /// The third argument of `client.fetch(input, init, options)`.
@@ -100,6 +102,7 @@ impl ClientOptions {
             store: None,
             secrets: Secrets::default(),
             read_body: false,
+            draws: Vec::new(),
         };
         for key in object_fields(options)? {
             let value = field(options, &key)?;
@@ -125,6 +128,8 @@ impl ClientOptions {
                 "redact" if value.is_undefined() || value.is_null() => {}
                 "redact" => parsed.secrets = Secrets::from_js(&value)?,
                 "readBody" => parsed.read_body = flag("readBody", &loose(&value, "readBody")?)?.unwrap_or(false),
+                "draws" if value.is_undefined() || value.is_null() => {}
+                "draws" => parsed.draws = crate::replay::each("draws", &loose(&value, "draws")?, |_, v| millis("", v))?,
                 _ => return Err(InvalidOption::new(&key, Problem::UnknownField)),
             }
         }
