@@ -1,10 +1,17 @@
-// npm start: builds the package if needed, then replays the reference article's worked
-// example through the JavaScript API and prints it as the article's table.
+// npm start: builds the package if needed, replays the reference article's worked example and
+// prints it as the article's table, then builds the dashboard (www/) and serves it on 127.0.0.1
+// with the mock exchange beside it, until Ctrl-C.
+//   npm start [-- --port 5173]     (--port 0: any free port)
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { ensureNodeModules } from "./bootstrap.mjs";
+import { serveDashboard } from "./www.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+const { values } = parseArgs({ options: { port: { type: "string", default: "5173" } } });
+ensureNodeModules();
 execFileSync(process.execPath, ["scripts/build.mjs", "--quiet"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
 const { replay } = await import("../js/node.js");
 
@@ -30,3 +37,12 @@ console.log(columns.map((c) => "─".repeat(width(c))).join("  "));
 for (const row of rows) console.log(line(columns.map((c) => row[c])));
 console.log(`\n${report.wireRequests} wire requests; stopped "${report.stop.reason}" at ${s(report.stop.atMs)} s ` +
   `(the next attempt would end at ${s(report.records.at(-1).endMs)} s, past the ${s(p.deadlineMs)} s deadline).`);
+
+const dashboard = await serveDashboard({ port: Number(values.port) });
+console.log(`\nretryline dashboard: ${dashboard.url}   (mock exchange: ${dashboard.exchange}; Ctrl-C stops both)`);
+const stop = async () => {
+  await dashboard.close();
+  process.exit(0);
+};
+process.once("SIGINT", stop);
+process.once("SIGTERM", stop);
