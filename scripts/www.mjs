@@ -6,14 +6,16 @@ import { createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockExchange } from "../tests/js/mock-exchange.mjs";
+import { buildWasmCrate } from "./wasm-crate.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const www = join(root, "www");
 const dist = join(www, "dist");
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json", ".svg": "image/svg+xml" };
 
-/** Builds www/ into www/dist with Vite. */
+/** Builds www/ (and its contention simulator, www/sim) into www/dist with Vite. */
 export async function buildDashboard() {
+  buildWasmCrate({ dir: "www/sim", lib: "retryline_sim", out: join(www, "sim", "pkg") });
   const link = join(www, "node_modules", "retryline");
   if (!existsSync(link) && !lstatSync(link, { throwIfNoEntry: false })) {
     mkdirSync(join(www, "node_modules"), { recursive: true });

@@ -5,6 +5,18 @@ import { Budget, RetryClient, RetryError } from "retryline";
 const WIDGETS = 50;
 const RUN_MS = 6000;
 const limits = { capacity: 20, refillPerSecond: 10 };
+const RESERVE = 0.2; // the Budget default: refreshes (these widgets) never dip into it
+
+/** The shared budget's own view of its scope, as bars and countdowns. */
+function live(scope) {
+  const pct = (n, of) => `${Math.max(0, Math.min(100, (100 * n) / of))}%`;
+  const reserveAt = pct(Math.floor(limits.capacity * RESERVE), limits.capacity);
+  const quota = scope.retryQuota;
+  return `<div>tokens <b data-tokens>${scope.tokens}</b> of ${scope.capacity} · the priority reserve (${RESERVE * 100} %) is kept for orders and reconciliation</div>
+    <div class="bar" style="position:relative"><span style="width:${pct(scope.tokens ?? 0, scope.capacity ?? 1)}"></span><i style="position:absolute;left:${reserveAt};top:0;bottom:0;border-left:2px solid #d12d2d"></i></div>
+    ${quota ? `<div>retry quota ${quota.available} of ${quota.capacity}</div><div class="bar"><span style="width:${pct(quota.available, quota.capacity)}"></span></div>` : ""}
+    <div>hold: ${scope.holdRemainingMs ? `${(scope.holdRemainingMs / 1000).toFixed(1)} s left` : "none"} · ban: ${scope.banRemainingMs ? `${(scope.banRemainingMs / 1000).toFixed(1)} s left` : "none"} · queued: ${scope.queued}</div>`;
+}
 
 async function poll(client, url, until) {
   while (performance.now() < until) {
@@ -37,14 +49,11 @@ export async function runWidgets(host, ex) {
   const privateClients = Array.from({ length: WIDGETS }, () => new RetryClient({ budget: new Budget(limits), policy: { deadlineMs: 2000, attemptTimeoutMs: 1000 } }));
   const start = Date.now();
   const until = performance.now() + RUN_MS;
+  host.innerHTML = `<h3>the shared budget, live</h3><div class="live"></div>`;
   const view = setInterval(() => {
     const scope = shared.snapshot()[0];
-    if (scope) {
-      const quota = scope.retryQuota ? `, retry quota ${scope.retryQuota.available} of ${scope.retryQuota.capacity}` : "";
-      host.querySelector(".live").textContent = `shared budget now: ${scope.tokens} of ${scope.capacity} tokens${quota}, ${scope.queued} queued`;
-    }
+    if (scope) host.querySelector(".live").innerHTML = live(scope);
   }, 200);
-  host.innerHTML = `<p class="live"></p>`;
   await Promise.all([
     ...sharedClients.map((c) => poll(c, `${ex.url}/shared/price`, until)),
     ...privateClients.map((c) => poll(c, `${ex.url}/private/price`, until)),

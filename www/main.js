@@ -4,6 +4,7 @@ import { scenarios } from "./scenarios.js";
 import { drawTimeline } from "./timeline.js";
 import { drawRecords } from "./records.js";
 import { runWidgets } from "./budget.js";
+import { runContention } from "./contention.js";
 
 const $ = (id) => document.getElementById(id);
 const { exchange } = await (await fetch("./config.json")).json();
@@ -59,6 +60,14 @@ $("run-budget").addEventListener("click", async () => {
     await runWidgets($("budget"), ex);
   } finally {
     $("run-budget").disabled = false;
+  }
+});
+$("run-contention").addEventListener("click", async () => {
+  $("run-contention").disabled = true;
+  try {
+    await runContention($("contention"));
+  } finally {
+    $("run-contention").disabled = false;
   }
 });
 const wanted = new URLSearchParams(location.search).get("scenario");

@@ -46,15 +46,15 @@ export function drawTimeline(host, operations) {
       svg.append(el("line", { x1: x(op.deadlineMs), x2: x(op.deadlineMs), y1: y - 4, y2: y + 24, stroke: "#d12d2d", "stroke-width": 2 }));
     }
     for (const r of op.records) {
-      // The wait before this attempt, from its decision to its start: provider minimum, draw, budget.
-      const waitStart = r.decidedAtMs ?? r.startMs;
-      const provider = Math.min(r.providerWaitMs ?? 0, r.plannedWaitMs ?? 0);
-      const draw = Math.max(0, (r.plannedWaitMs ?? 0) - provider - (r.budgetWaitMs ?? 0));
-      let at = waitStart;
-      for (const [ms, fill] of [[provider, "#f2c14e"], [draw, "#c9d3ee"], [r.budgetWaitMs ?? 0, "#7fc8d9"]]) {
-        if (ms > 0) svg.append(el("rect", { x: x(at), y: y + 16, width: Math.max(1, x(at + ms) - x(at)), height: 5, fill }));
-        at += ms;
-      }
+      // The wait before this attempt, from its decision: the backoff window (outlined) and the
+      // draw within it, the provider's minimum over them, then any wait for the budget.
+      const from = r.decidedAtMs ?? r.startMs;
+      const seg = (start, ms, attrs) => ms > 0 && svg.append(el("rect", { x: x(start), y: y + 16, width: Math.max(1, x(start + ms) - x(start)), height: 5, ...attrs }));
+      seg(from, r.windowMs ?? 0, { fill: "none", stroke: "#9fb0dc", "stroke-width": 0.8 });
+      seg(from, r.sampledDelayMs ?? 0, { fill: "#c9d3ee" });
+      seg(from, Math.min(r.providerWaitMs ?? 0, r.plannedWaitMs ?? 0), { fill: "#f2c14e" });
+      const budgetWait = r.budgetWaitMs ?? 0;
+      seg(from + (r.plannedWaitMs ?? 0) - budgetWait, budgetWait, { fill: "#7fc8d9" });
       const end = r.endMs ?? r.startMs;
       const bar = el("rect", {
         x: x(r.startMs), y, width: Math.max(2, x(end) - x(r.startMs)), height: 14, rx: 3, fill: colour(r),

@@ -28,7 +28,7 @@ function start() {
   });
 }
 
-test("npm start serves the dashboard; in Chromium the worked example shows 4 wire requests and the stop at 8.4 s", { timeout: 300_000 }, async () => {
+test("npm start serves the dashboard; in Chromium the worked example shows 4 wire requests and the stop at 8.4 s; contention and budget panels run", { timeout: 300_000 }, async () => {
   const { child, url, exchange } = await start();
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
   try {
@@ -45,6 +45,19 @@ test("npm start serves the dashboard; in Chromium the worked example shows 4 wir
     const atServer = await (await fetch(`${exchange}/__mock/requests?path=/api/v3/ticker/price`)).json();
     assert.equal(atServer.length, 4, "the server's own count");
     await page.screenshot({ path: `${root}/docs/dashboard.png` });
+
+    // The contention panel: the simulator compiled to wasm runs here, every point drawn beside the published one.
+    await page.click("#run-contention");
+    await page.waitForFunction(() => document.querySelector("#contention")?.dataset.points === "133", null, { timeout: 120_000 });
+    const lines = await page.$$eval("#contention polyline", (ls) => ls.map((l) => `${l.dataset.strategy}${l.getAttribute("stroke-dasharray") ? " published" : ""}`));
+    assert.equal(lines.length, 24, "per panel: seven simulated strategies, five published");
+    // The budget panel: fifty widgets through one Budget reach the server far less than fifty private ones.
+    await page.click("#run-budget");
+    await page.waitForSelector("#budget .groups", { timeout: 30_000 });
+    const shared = (await (await fetch(`${exchange}/__mock/requests?path=/shared/price`)).json()).length;
+    const own = (await (await fetch(`${exchange}/__mock/requests?path=/private/price`)).json()).length;
+    assert.ok(shared < own / 3, `shared ${shared}, private ${own}`);
+    assert.deepEqual(errors, []);
   } finally {
     await browser.close();
     const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
