@@ -67,6 +67,15 @@ impl Bucket {
     }
 
     /// Spends `weight` at `start` (ms), as granted by [`Bucket::earliest_start`].
+    /// The theoretical arrival time of the next token, µs of the monotonic clock.
+    pub fn tat_us(&self) -> u128 {
+        self.tat_us
+    }
+
+    pub fn set_tat_us(&mut self, tat_us: u128) {
+        self.tat_us = tat_us;
+    }
+
     pub fn take(&mut self, weight: u32, start: u64) {
         self.tat_us = self.tat_us.max(u128::from(start) * US) + self.refill_us(u128::from(weight) * 1000);
     }

@@ -29,6 +29,16 @@ impl Meter {
     }
 
     /// Takes `weight` now, or says how many ms until it is there.
+    /// Its level (µ-tokens) and when it was last brought up to date (monotonic ms).
+    pub fn state(&self) -> (u128, u64) {
+        (self.level_micro, self.updated_at)
+    }
+
+    pub fn set_state(&mut self, level_micro: u128, updated_at: u64) {
+        self.level_micro = level_micro.min(self.capacity_micro);
+        self.updated_at = updated_at;
+    }
+
     pub fn take(&mut self, weight: u32, now: u64) -> Result<(), u64> {
         self.refill(now);
         let need = u128::from(weight) * 1_000_000;

@@ -19,6 +19,7 @@ pub mod bucket;
 pub mod config;
 pub mod meter;
 pub mod quota;
+pub mod shared;
 
 use serde::{Deserialize, Serialize};
 

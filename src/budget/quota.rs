@@ -67,6 +67,14 @@ impl Quota {
         self.available = self.available.saturating_add(cost).min(self.config.capacity);
     }
 
+    pub fn available(&self) -> u32 {
+        self.available
+    }
+
+    pub fn set_available(&mut self, available: u32) {
+        self.available = available.min(self.config.capacity);
+    }
+
     /// A first attempt succeeded.
     pub fn credit(&mut self) {
         self.refund(self.config.success_credit);
