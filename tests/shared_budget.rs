@@ -98,3 +98,22 @@ fn a_grant_whose_realm_went_away_is_dropped_once_its_start_has_passed() {
     b.import(&state, 1500, WALL + 1500);
     assert_eq!(b.snapshot(1500, WALL + 1500)[0].queued, 0, "its start passed: dropped");
 }
+
+#[test]
+fn the_shared_state_keeps_its_json_form_and_a_bad_one_names_its_field() {
+    use retryline::budget::shared::SharedState;
+    use retryline::json::{to_json, FromLoose};
+    let mut a = budget(json!({ "capacity": 5, "refillPerSecond": 1, "usedWeightHeader": "X-W" }));
+    assert!(send_now(&mut a, 10, true));
+    a.observe_used_weight("s", 3, 20);
+    a.admit(&ask(10, false)).expect("a queued grant");
+    a.ban("s", 5000);
+    let state = a.export(20, WALL);
+    let text = to_json(&state);
+    let read = SharedState::from_loose(&serde_json::from_str(&text).expect("JSON")).expect("read back");
+    assert_eq!(read, state, "{text}");
+    assert!(read.scopes[0].meter.is_some() && !read.scopes[0].queued.is_empty(), "{text}");
+    let bad = text.replace("\"banUntil\":", "\"banUntil\":-");
+    let e = SharedState::from_loose(&serde_json::from_str(&bad).expect("JSON")).unwrap_err();
+    assert!(e.message().contains("scopes[0].banUntil"), "{}", e.message());
+}

@@ -6,6 +6,7 @@
 mod names;
 mod read;
 mod records;
+mod shared;
 mod state;
 mod write;
 
