@@ -270,3 +270,67 @@ export function linkAbort(signal, controller, response) {
     // A signal we cannot listen to: the body stays the caller's to cancel.
   }
 }
+
+// Budgets shared across tabs (docs/shared-budgets.md): a Web Lock per share name held around each
+// budget step, the state in IndexedDB. Never throws: where a primitive is missing or fails,
+// shareEnter resolves null and the budget works locally.
+const SHARE_PREFIX = "retryline:budget:";
+let shareDb = null;
+const holding = new Map(); // share name -> release() of the lock this realm holds
+
+function openShareDb() {
+  shareDb ??= new Promise((resolve, reject) => {
+    const open = indexedDB.open("retryline-budgets", 1);
+    open.onupgradeneeded = () => open.result.createObjectStore("state");
+    open.onsuccess = () => resolve(open.result);
+    open.onerror = () => reject(open.error);
+  });
+  return shareDb;
+}
+
+function shareRequest(mode, name, text) {
+  return openShareDb().then((db) => new Promise((resolve, reject) => {
+    const tx = db.transaction("state", mode);
+    const request = mode === "readonly" ? tx.objectStore("state").get(name) : tx.objectStore("state").put(text, name);
+    tx.oncomplete = () => resolve(request.result);
+    tx.onerror = tx.onabort = () => reject(tx.error);
+  }));
+}
+
+/** Whether this realm can share a budget with others (Web Locks and IndexedDB). */
+export function shareAvailable() {
+  try {
+    return typeof navigator === "object" && typeof navigator.locks?.request === "function" && typeof indexedDB === "object";
+  } catch {
+    return false;
+  }
+}
+
+/** Holds the share's lock and resolves with its stored state ("" if none), or null if it cannot. */
+export function shareEnter(name) {
+  return new Promise((resolve) => {
+    try {
+      navigator.locks.request(SHARE_PREFIX + name, () => new Promise((release) => {
+        shareRequest("readonly", name).then(
+          (text) => {
+            holding.set(name, release);
+            resolve(typeof text === "string" ? text : "");
+          },
+          () => {
+            release();
+            resolve(null);
+          },
+        );
+      })).catch(() => resolve(null));
+    } catch {
+      resolve(null);
+    }
+  });
+}
+
+/** Stores the share's state, then releases its lock (a failed write still releases it). */
+export function shareLeave(name, text) {
+  const release = holding.get(name);
+  holding.delete(name);
+  if (release) shareRequest("readwrite", name, text).then(release, release);
+}

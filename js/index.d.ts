@@ -296,6 +296,15 @@ export interface BudgetOptions extends ScopeLimits {
   retryQuota?: boolean | { capacity?: number; retryCost?: number; timeoutCost?: number; successCredit?: number };
   /** Per-scope overrides (a scope is a URL origin, or any name given as `scope` in a call). */
   scopes?: Record<string, ScopeLimits>;
+  /**
+   * Shares this budget with every `Budget` of the same `share` name in the origin — tabs, frames, dedicated
+   * workers — as one: tokens, reserve, retry quota, holds and bans. Each budget step holds a Web Lock and keeps the
+   * state in IndexedDB, so a tab that closes or crashes loses nothing for the others and a tab opened later joins
+   * with the current state (an active ban included). Every `Budget` sharing a name must be given the same limits.
+   * Where Web Locks or IndexedDB are missing (Node, workerd), the budget works alone: `budget.share` is then
+   * undefined.
+   */
+  share?: string;
 }
 
 /** One scope of a budget, as `budget.snapshot()` describes it. Ends are wall-clock Unix ms. */
@@ -320,6 +329,9 @@ export interface ScopeSnapshot {
 export class Budget {
   /** @throws {TypeError | RangeError} naming the invalid field. */
   constructor(options?: BudgetOptions);
+  /** The name it is shared under across tabs; undefined where it works alone (no `share`, or no Web Locks/IndexedDB). */
+  readonly share: string | undefined;
+  /** Each scope as this realm last saw it (a shared budget: at its last step here). */
   snapshot(): ScopeSnapshot[];
   free(): void;
 }

@@ -13,13 +13,14 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
 use super::abort::AbortWatch;
+use super::budget::Held;
 use super::clock;
 use super::error::{cause, retry_error, Failure};
 use super::fetch::{self, Fetcher};
 use super::guard;
 use super::keyed::{Claimed, Keyed};
 use super::options::{CallOptions, ClientOptions};
-use super::race::{Cut, Race};
+use super::race::{Cut, Ended, Race};
 use super::request::{RequestTemplate, Unread};
 use super::response::Received;
 use super::secrets::Secrets;
@@ -28,11 +29,14 @@ use super::store::{pending_name, still_pending, Fault, Store};
 use super::text;
 use super::timer;
 use super::to_js;
+use super::value::loose;
+use crate::budget::shared::SharedState;
 use crate::budget::{Budget, Priority};
 use crate::classify::OperationKind;
 use crate::draw::Draws;
 use crate::durable::Refusal;
 use crate::gate;
+use crate::json::FromLoose;
 use crate::machine::{Action, Operation, Start};
 use crate::reason::{Reason, Stop};
 use crate::record::{AttemptRecord, Pending};
@@ -46,6 +50,8 @@ pub struct RetryClient {
 pub(super) struct Client {
     pub policy: crate::policy::Policy,
     pub budget: Rc<RefCell<Budget>>,
+    /// The name the budget is shared under across tabs: each budget step then holds its lock.
+    pub share: Option<Rc<str>>,
     pub draws: RefCell<Draws>,
     pub fetcher: Fetcher,
     pub on_attempt: Option<JsValue>,
@@ -65,9 +71,12 @@ impl RetryClient {
     pub fn new(options: JsValue) -> Result<RetryClient, JsValue> {
         let options = ClientOptions::parse(&options)?;
         let seed = options.seed.unwrap_or_else(entropy);
+        let held =
+            options.budget.unwrap_or_else(|| Held { budget: Rc::new(RefCell::new(Budget::default())), share: None });
         let client = Client {
             policy: options.policy,
-            budget: options.budget.unwrap_or_else(|| Rc::new(RefCell::new(Budget::default()))),
+            budget: held.budget,
+            share: held.share,
             draws: RefCell::new(Draws::scripted(options.draws, seed)),
             fetcher: options.fetcher,
             on_attempt: options.on_attempt,
@@ -242,6 +251,7 @@ impl Client {
                 return Box::pin(self.settle(call, stop)).await;
             }
         }
+        self.enter_budget().await;
         let mut action = {
             let (now, wall) = (clock::now(), clock::wall_now());
             let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());
@@ -251,6 +261,7 @@ impl Client {
                 call.op.start(now, &mut draws, &mut budget)
             }
         };
+        self.leave_budget();
         loop {
             if let Action::Stop(stop) = action {
                 // The last records are reported by `settle`, once the store has had its say.
@@ -361,6 +372,14 @@ impl Client {
         let header = self.budget.borrow().used_weight_header(&call.scope).map(str::to_owned);
         let mut attempt =
             fetch::send(&self.fetcher, &call.template, limit, &call.abort, header.as_deref(), call.read_body).await;
+        self.enter_budget().await;
+        let action = self.attempted(call, &mut attempt);
+        self.leave_budget();
+        action
+    }
+
+    /// The core's verdict on an attempt that came back (under the budget's lock when shared).
+    fn attempted(&self, call: &mut Call, attempt: &mut fetch::Attempt) -> Action {
         let (now, wall) = (clock::now(), clock::wall_now());
         if !attempt.transmitted {
             return Action::Stop(call.op.cancel(now, Reason::Aborted, None, &mut self.budget.borrow_mut()));
@@ -370,7 +389,7 @@ impl Client {
             call.last_cause = Some(cause("Error", &error));
             attempt.outcome.error = Some(error);
         }
-        if let Some(response) = attempt.response {
+        if let Some(response) = attempt.response.take() {
             if let Some(earlier) = call.last_response.replace(response) {
                 // A fetch that hands back one object for every attempt keeps its body.
                 if !call.last_response.as_ref().is_some_and(|latest| latest.is(&earlier)) {
@@ -389,13 +408,37 @@ impl Client {
     pub(super) async fn sleep(&self, op: &mut Operation, until: u64, abort: &AbortWatch) -> Action {
         let slack = if op.sleeps_for_provider() { PROVIDER_SLACK_MS } else { 0 };
         let slept = timer::sleep(until.saturating_sub(clock::now()) + slack, abort).await;
+        self.enter_budget().await;
         let now = clock::now();
-        let mut budget = self.budget.borrow_mut();
-        if slept {
-            op.on_wake(now, &mut budget)
-        } else {
-            Action::Stop(op.abort(now, &mut budget))
+        let action = {
+            let mut budget = self.budget.borrow_mut();
+            if slept {
+                op.on_wake(now, &mut budget)
+            } else {
+                Action::Stop(op.abort(now, &mut budget))
+            }
+        };
+        self.leave_budget();
+        action
+    }
+
+    /// Takes up the budget's shared state before a budget step, holding its lock until
+    /// [`Client::leave_budget`] (docs/shared-budgets.md); a budget of this realm alone needs nothing.
+    async fn enter_budget(&self) {
+        let Some(share) = &self.share else { return };
+        let Ended::Settled(Ok(text)) = Race::new().wait_call(guard::share_enter(share)).await else { return };
+        let Some(text) = text.as_string().filter(|t| !t.is_empty()) else { return };
+        let state = guard::parse_json(&text).ok().and_then(|v| loose(&v, "state").ok());
+        if let Some(state) = state.and_then(|s| SharedState::from_loose(&s).ok()) {
+            self.budget.borrow_mut().import(&state, clock::now(), clock::wall_now());
         }
+    }
+
+    /// Hands the state on after a budget step and releases the lock.
+    fn leave_budget(&self) {
+        let Some(share) = &self.share else { return };
+        let text = crate::json::to_json(&self.budget.borrow().export(clock::now(), clock::wall_now()));
+        guard::share_leave(share, &text);
     }
 
     /// The operation stopped: its state is finished in the store (within the deadline: a

@@ -45,6 +45,12 @@ extern "C" {
     fn own_descriptor(target: &JsValue, key: &str, field: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = define)]
     fn js_define(target: &JsValue, key: &str, value: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = shareAvailable)]
+    fn js_share_available() -> Result<bool, JsValue>;
+    #[wasm_bindgen(catch, js_name = shareEnter)]
+    fn js_share_enter(name: &str) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(catch, js_name = shareLeave)]
+    fn js_share_leave(name: &str, text: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(catch, js_name = parseJson)]
     fn js_parse_json(text: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = timer)]
@@ -225,6 +231,22 @@ pub fn head(response: &JsValue, weight_header: Option<&str>) -> Result<String, (
 pub fn face(response: &JsValue) -> Result<String, (String, JsValue)> {
     let text = guarded!(js_face(response)).map_err(|e| (js_head_part().unwrap_or_default(), e))?;
     Ok(text.as_string().unwrap_or_default())
+}
+
+/// Whether this realm has what sharing a budget needs (Web Locks, IndexedDB).
+pub fn share_available() -> bool {
+    js_share_available().unwrap_or(false)
+}
+
+/// A promise of the share's stored state (empty if none) once its lock is held, or of `null`
+/// if it cannot be had; it never rejects.
+pub fn share_enter(name: &str) -> Result<JsValue, JsValue> {
+    js_share_enter(name).map(JsValue::from)
+}
+
+/// Stores the share's state and releases its lock.
+pub fn share_leave(name: &str, text: &str) {
+    let _ = js_share_leave(name, text);
 }
 
 /// Aborts `controller` when `signal` aborts (at once if it already has), for as long as

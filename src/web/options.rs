@@ -2,9 +2,6 @@
 //! `TypeError` or `RangeError` that names its field, and nothing is half-applied.
 //! Each field is read once; a getter that throws is a `TypeError` naming that field.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
@@ -16,7 +13,7 @@ use super::guard;
 use super::secrets::Secrets;
 use super::store::Store;
 use super::value::{field, keys, kind, loose, unreadable};
-use crate::budget::{Budget, Priority};
+use crate::budget::Priority;
 use crate::classify::OperationKind;
 use crate::input::{millis, name, whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
 use crate::json::FromLoose;
@@ -28,7 +25,7 @@ const MAX_WEIGHT: u64 = 1_000_000;
 /// `new RetryClient(options)`.
 pub struct ClientOptions {
     pub policy: Policy,
-    pub budget: Option<Rc<RefCell<Budget>>>,
+    pub budget: Option<budget::Held>,
     pub seed: Option<u64>,
     pub fetcher: Fetcher,
     pub on_attempt: Option<JsValue>,

@@ -1,0 +1,156 @@
+// Budgets shared across tabs (`new Budget({ share })`), in three real Chromium tabs of one origin
+// against the mock exchange; what reaches the server is counted there.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+import { extname, join, normalize, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { startMockExchange } from "./mock-exchange.mjs";
+
+const root = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
+// The page: the package's browser entry, and a loop that sends as fast as the budget lets it.
+const PAGE = `<!doctype html><script type="module">
+import { Budget, RetryClient, RetryError } from "/js/browser.js";
+window.flood = async (url, ms, share, limits) => {
+  const budget = new Budget({ ...limits, share });
+  const client = new RetryClient({ budget, policy: { maxAttempts: 1, deadlineMs: 1500, attemptTimeoutMs: 1000 } });
+  const until = performance.now() + ms;
+  let sent = 0;
+  while (performance.now() < until) {
+    try {
+      await (await client.fetch(url)).arrayBuffer();
+      sent++;
+    } catch (error) {
+      if (!(error instanceof RetryError)) throw error;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  return { sent, share: budget.share };
+};
+window.once = async (url, share, limits) => {
+  const client = new RetryClient({ budget: new Budget({ ...limits, share }), policy: { maxAttempts: 1 } });
+  try {
+    return String((await client.fetch(url)).status);
+  } catch (error) {
+    return error.reason;
+  }
+};
+window.ready = true;
+</script>`;
+
+let mock, server, origin, browser;
+before(async () => {
+  mock = await startMockExchange({ port: 0 });
+  server = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname;
+    if (path === "/") return res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
+    const file = normalize(join(root, path));
+    if (!file.startsWith(root + sep) || !(path.startsWith("/js/") || path.startsWith("/pkg/"))) return res.writeHead(404).end();
+    let body;
+    try {
+      body = readFileSync(file);
+    } catch {
+      return res.writeHead(404).end();
+    }
+    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(body);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  origin = `http://127.0.0.1:${server.address().port}/`;
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
+});
+after(async () => {
+  await browser?.close();
+  await new Promise((r) => server?.close(r));
+  await mock?.close();
+});
+
+async function tabs(n) {
+  const context = await browser.newContext();
+  const pages = [];
+  for (let i = 0; i < n; i++) {
+    const page = await context.newPage();
+    await page.goto(origin);
+    await page.waitForFunction(() => window.ready);
+    pages.push(page);
+  }
+  return { pages, close: () => context.close() };
+}
+
+/** The most requests the server saw in any one-second window. */
+function busiestSecond(requests) {
+  const at = requests.map((r) => r.receivedAtMs).sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < at.length; i++) {
+    while (at[i] - at[j] >= 1000) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+const limits = { capacity: 10, refillPerSecond: 5 };
+
+test("three tabs flooding one scope through one shared budget never exceed capacity + one second of refill", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(3);
+  try {
+    const results = await Promise.all(pages.map((p) => p.evaluate(([url, l]) => window.flood(url, 3000, "flood", l), [`${mock.url}/shared/flood`, limits])));
+    assert.deepEqual(results.map((r) => r.share), ["flood", "flood", "flood"]);
+    const requests = mock.requests({ path: "/shared/flood" });
+    // 10 at once plus 5 a second: at most 15 in any second (one more for a token that lands on
+    // the window's edge); over 3 s, at most 10 + 3 × 5 = 25 in all.
+    assert.ok(busiestSecond(requests) <= 16, `busiest second: ${busiestSecond(requests)}`);
+    assert.ok(requests.length <= 26, `${requests.length} requests`);
+    assert.ok(requests.length >= 15, `the bucket was used: ${requests.length}`);
+    assert.equal(results.reduce((n, r) => n + r.sent, 0), requests.length);
+
+    // The same tabs with budgets of their own: three buckets' worth reaches the server.
+    const alone = await Promise.all(pages.map((p) => p.evaluate(([url, l]) => window.flood(url, 1500, undefined, l), [`${mock.url}/alone/flood`, limits])));
+    assert.deepEqual(alone.map((r) => r.share), [undefined, undefined, undefined]);
+    assert.ok(busiestSecond(mock.requests({ path: "/alone/flood" })) > 20, "without sharing, each tab spends its own bucket");
+  } finally {
+    await close();
+  }
+});
+
+test("a 418 answered to one tab stops all three until it expires, with nothing at the server meanwhile", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(3);
+  try {
+    mock.script("/shared/ban", [{ status: 418, retryAfter: 3 }]);
+    const results = await Promise.all(pages.map((p) => p.evaluate(([url, l]) => window.flood(url, 4500, "ban", l), [`${mock.url}/shared/ban`, limits])));
+    const [ban, ...rest] = mock.requests({ path: "/shared/ban" });
+    assert.equal(ban.status, 418);
+    // The ban runs from the 418's receipt in the tab that got it, 3 s. Until that tab has recorded
+    // it (under the lock), the others may still dispatch: such requests reach the server within
+    // the transport's spread of the 418 (measured here: 10–25 ms), at most one per other tab.
+    // After that, nothing until the ban expires (10 ms of slack: wall-clock ms are rounded where
+    // the state changes realm).
+    const after = rest.map((r) => r.receivedAtMs - ban.respondedAtMs);
+    const raced = after.filter((ms) => ms < 50);
+    assert.ok(raced.length <= 2, `dispatched before the ban was known: ${raced}`);
+    const during = after.filter((ms) => ms >= 50 && ms < 3000 - 10);
+    assert.deepEqual(during, [], "requests while the ban was in force");
+    assert.ok(after.filter((ms) => ms >= 3000).length >= 1, "and sending resumed once it expired");
+    assert.ok(results.every((r) => r.share === "ban"));
+  } finally {
+    await close();
+  }
+});
+
+test("a tab opened during a ban joins it: refused without a request", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(1);
+  try {
+    mock.script("/shared/late", [{ status: 418, retryAfter: 5 }]);
+    const url = `${mock.url}/shared/late`;
+    assert.equal(await pages[0].evaluate(([u, l]) => window.once(u, "late", l), [url, limits]), "banned", "the 418 itself");
+    assert.equal(mock.requests({ path: "/shared/late" }).length, 1);
+    const later = await pages[0].context().newPage();
+    await later.goto(origin);
+    await later.waitForFunction(() => window.ready);
+    assert.equal(await later.evaluate(([u, l]) => window.once(u, "late", l), [url, limits]), "banned");
+    assert.equal(mock.requests({ path: "/shared/late" }).length, 1);
+  } finally {
+    await close();
+  }
+});
