@@ -372,10 +372,17 @@ impl Client {
         let header = self.budget.borrow().used_weight_header(&call.scope).map(str::to_owned);
         let mut attempt =
             fetch::send(&self.fetcher, &call.template, limit, &call.abort, header.as_deref(), call.read_body).await;
-        self.enter_budget().await;
-        let action = self.attempted(call, &mut attempt);
-        self.leave_budget();
-        action
+        if self.share.is_none() {
+            return self.attempted(call, &mut attempt);
+        }
+        // Boxed: the lock's wait and the attempt it holds stay out of every unshared call's future.
+        Box::pin(async move {
+            self.enter_budget().await;
+            let action = self.attempted(call, &mut attempt);
+            self.leave_budget();
+            action
+        })
+        .await
     }
 
     /// The core's verdict on an attempt that came back (under the budget's lock when shared).
