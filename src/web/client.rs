@@ -431,7 +431,7 @@ impl Client {
 
     /// Takes up the budget's shared state before a budget step, holding its lock until
     /// [`Client::leave_budget`] (docs/shared-budgets.md); a budget of this realm alone needs nothing.
-    async fn enter_budget(&self) {
+    pub(super) async fn enter_budget(&self) {
         let Some(share) = &self.share else { return };
         let Ended::Settled(Ok(text)) = Race::new().wait_call(guard::share_enter(share)).await else { return };
         let Some(text) = text.as_string().filter(|t| !t.is_empty()) else { return };
@@ -442,7 +442,7 @@ impl Client {
     }
 
     /// Hands the state on after a budget step and releases the lock.
-    fn leave_budget(&self) {
+    pub(super) fn leave_budget(&self) {
         let Some(share) = &self.share else { return };
         let text = crate::json::to_json(&self.budget.borrow().export(clock::now(), clock::wall_now()));
         guard::share_leave(share, &text);

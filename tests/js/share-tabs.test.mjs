@@ -38,6 +38,14 @@ window.once = async (url, share, limits) => {
     return error.reason;
   }
 };
+window.orderThenReconcile = async (url, share, limits) => {
+  const client = new RetryClient({ budget: new Budget({ ...limits, share }) });
+  const key = "tab-order-1";
+  const sent = await client.fetch(url, { method: "POST", body: JSON.stringify({ newClientOrderId: key }) }, { operation: "order", key })
+    .then(() => "filled at once", (e) => e.reason);
+  const reconciled = await client.reconcile(key, async () => "filled");
+  return [sent, reconciled.resolved, reconciled.state];
+};
 window.ready = true;
 </script>`;
 
@@ -150,6 +158,18 @@ test("a tab opened during a ban joins it: refused without a request", { timeout:
     await later.waitForFunction(() => window.ready);
     assert.equal(await later.evaluate(([u, l]) => window.once(u, "late", l), [url, limits]), "banned");
     assert.equal(mock.requests({ path: "/shared/late" }).length, 1);
+  } finally {
+    await close();
+  }
+});
+
+test("an order and its reconciliation run their budget steps under the shared lock, and finish", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(1);
+  try {
+    mock.script("/api/v3/order", [{ action: "execute-then-drop" }], { method: "POST" });
+    const result = await pages[0].evaluate(([u, l]) => window.orderThenReconcile(u, "orders", l), [`${mock.url}/api/v3/order`, limits]);
+    assert.deepEqual(result, ["unknown-outcome", true, "filled"]);
+    assert.equal(mock.requests({ path: "/api/v3/order", method: "POST" }).length, 1);
   } finally {
     await close();
   }
