@@ -119,14 +119,23 @@ export function installAsFetch(RetryClient, RetryError) {
       const timeout = read(init, "timeout");
       const timeoutMs = typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0 ? timeout : undefined;
       const left = () => (timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (performance.now() - calledAt)));
-      // As fetch: a bad URL or init is a TypeError; the Request follows the caller's signal.
-      const request = new Request(input, init);
       const signal = read(init, "signal") ?? (input instanceof Request ? input.signal : undefined);
-      if (signal?.aborted) throw signal.reason;
+      // Only `describe` needs a Request of ours (a clone to read); otherwise the input goes on as
+      // given, and client.fetch checks it — a bad URL, then an aborted signal — as fetch would.
+      let request;
+      let headers;
+      if (fixed.describe) {
+        request = new Request(input, init);
+        if (signal?.aborted) throw signal.reason;
+        headers = request.headers;
+      } else {
+        const given = read(init, "headers");
+        headers = given !== undefined ? new Headers(given) : input instanceof Request ? input.headers : undefined;
+      }
 
-      const described = fixed.describe ? await bounded(fixed.describe(request.clone()), left(), signal, "describe(request)") : undefined;
+      const described = request ? await bounded(fixed.describe(request.clone()), left(), signal, "describe(request)") : undefined;
       const options = merge(fixed.options, described);
-      const idempotencyKey = request.headers.get("idempotency-key");
+      const idempotencyKey = headers?.get("idempotency-key") ?? null;
       if (idempotencyKey !== null) {
         options.key ??= idempotencyKey;
         options.operation ??= "idempotent";
@@ -140,7 +149,7 @@ export function installAsFetch(RetryClient, RetryError) {
         options.deadlineMs = Math.min(options.deadlineMs ?? Infinity, remaining);
       }
       try {
-        return await client.fetch(request, undefined, options);
+        return await (request ? client.fetch(request, undefined, options) : client.fetch(input, init, options));
       } catch (error) {
         if (!(error instanceof RetryError)) throw error;
         const { response, thrown } = settle(error, RetryError, signal);

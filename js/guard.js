@@ -306,31 +306,56 @@ export function shareAvailable() {
   }
 }
 
-/** Holds the share's lock and resolves with its stored state ("" if none), or null if it cannot. */
-export function shareEnter(name) {
+/** Holds the share's lock and resolves with its stored state ("" if none), or null if it cannot
+ * within `ms`: a lock granted later is let go at once. */
+export function shareEnter(name, ms) {
   return new Promise((resolve) => {
+    let gaveUp = false;
+    let reading = null; // the lock's release while the state is being read: a hung read lets go too
+    const timer = setTimeout(() => {
+      gaveUp = true;
+      reading?.();
+      resolve(null);
+    }, ms);
+    const done = (text) => {
+      clearTimeout(timer);
+      resolve(text);
+    };
     try {
       navigator.locks.request(SHARE_PREFIX + name, () => new Promise((release) => {
+        if (gaveUp) return release();
+        reading = release;
         shareRequest("readonly", name).then(
           (text) => {
+            reading = null;
+            if (gaveUp) return release();
             holding.set(name, release);
-            resolve(typeof text === "string" ? text : "");
+            done(typeof text === "string" ? text : "");
           },
           () => {
             release();
-            resolve(null);
+            done(null);
           },
         );
-      })).catch(() => resolve(null));
+      })).catch(() => done(null));
     } catch {
-      resolve(null);
+      done(null);
     }
   });
 }
 
-/** Stores the share's state, then releases its lock (a failed write still releases it). */
+// A write that never completes (a hung IndexedDB) lets the lock go after this long.
+const SHARE_WRITE_MS = 2000;
+
+/** Stores the share's state, then releases its lock (a failed or hung write still releases it). */
 export function shareLeave(name, text) {
   const release = holding.get(name);
   holding.delete(name);
-  if (release) shareRequest("readwrite", name, text).then(release, release);
+  if (!release) return;
+  const timer = setTimeout(release, SHARE_WRITE_MS);
+  const done = () => {
+    clearTimeout(timer);
+    release();
+  };
+  shareRequest("readwrite", name, text).then(done, done);
 }

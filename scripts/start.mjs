@@ -6,12 +6,10 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { ensureNodeModules } from "./bootstrap.mjs";
 import { serveDashboard } from "./www.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { values } = parseArgs({ options: { port: { type: "string", default: "5173" } } });
-ensureNodeModules();
 execFileSync(process.execPath, ["scripts/build.mjs", "--quiet"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
 const { replay } = await import("../js/node.js");
 

@@ -251,7 +251,7 @@ impl Client {
                 return Box::pin(self.settle(call, stop)).await;
             }
         }
-        self.enter_budget().await;
+        self.enter_budget(call.op.deadline_at()).await;
         let mut action = {
             let (now, wall) = (clock::now(), clock::wall_now());
             let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());
@@ -377,7 +377,7 @@ impl Client {
         }
         // Boxed: the lock's wait and the attempt it holds stay out of every unshared call's future.
         Box::pin(async move {
-            self.enter_budget().await;
+            self.enter_budget(call.op.deadline_at()).await;
             let action = self.attempted(call, &mut attempt);
             self.leave_budget();
             action
@@ -415,7 +415,7 @@ impl Client {
     pub(super) async fn sleep(&self, op: &mut Operation, until: u64, abort: &AbortWatch) -> Action {
         let slack = if op.sleeps_for_provider() { PROVIDER_SLACK_MS } else { 0 };
         let slept = timer::sleep(until.saturating_sub(clock::now()) + slack, abort).await;
-        self.enter_budget().await;
+        self.enter_budget(op.deadline_at()).await;
         let now = clock::now();
         let action = {
             let mut budget = self.budget.borrow_mut();
@@ -431,9 +431,16 @@ impl Client {
 
     /// Takes up the budget's shared state before a budget step, holding its lock until
     /// [`Client::leave_budget`] (docs/shared-budgets.md); a budget of this realm alone needs nothing.
-    pub(super) async fn enter_budget(&self) {
+    /// Waits for the lock no later than `deadline_at`: a tab that never lets go (or a hung
+    /// IndexedDB) must not hold the call past its deadline — the step then runs on this realm's view.
+    pub(super) async fn enter_budget(&self, deadline_at: u64) {
         let Some(share) = &self.share else { return };
-        let Ended::Settled(Ok(text)) = Race::new().wait_call(guard::share_enter(share)).await else { return };
+        let left = deadline_at.saturating_sub(clock::now());
+        if left == 0 {
+            return;
+        }
+        let entered = guard::share_enter(share, left);
+        let Ended::Settled(Ok(text)) = Race::new().wait_call(entered).await else { return };
         let Some(text) = text.as_string().filter(|t| !t.is_empty()) else { return };
         let state = guard::parse_json(&text).ok().and_then(|v| loose(&v, "state").ok());
         if let Some(state) = state.and_then(|s| SharedState::from_loose(&s).ok()) {

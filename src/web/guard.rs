@@ -48,7 +48,7 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = shareAvailable)]
     fn js_share_available() -> Result<bool, JsValue>;
     #[wasm_bindgen(catch, js_name = shareEnter)]
-    fn js_share_enter(name: &str) -> Result<js_sys::Promise, JsValue>;
+    fn js_share_enter(name: &str, within_ms: f64) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = shareLeave)]
     fn js_share_leave(name: &str, text: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(catch, js_name = parseJson)]
@@ -239,9 +239,9 @@ pub fn share_available() -> bool {
 }
 
 /// A promise of the share's stored state (empty if none) once its lock is held, or of `null`
-/// if it cannot be had; it never rejects.
-pub fn share_enter(name: &str) -> Result<JsValue, JsValue> {
-    js_share_enter(name).map(JsValue::from)
+/// if it cannot be had within `within_ms`; it never rejects.
+pub fn share_enter(name: &str, within_ms: u64) -> Result<JsValue, JsValue> {
+    js_share_enter(name, within_ms as f64).map(JsValue::from)
 }
 
 /// Stores the share's state and releases its lock.

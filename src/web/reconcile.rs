@@ -135,7 +135,7 @@ impl Client {
         }
         let mut op = Operation::begin(start, now, wall);
         let mut reported = 0;
-        self.enter_budget().await;
+        self.enter_budget(op.deadline_at()).await;
         let mut action = {
             let now = clock::now();
             op.start(now, &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut())
@@ -146,7 +146,7 @@ impl Client {
             action = match action {
                 Action::Send { attempt, timeout_ms } => {
                     let found = ask(&query, attempt, timeout_ms, &abort).await?;
-                    self.enter_budget().await;
+                    self.enter_budget(op.deadline_at()).await;
                     let (now, wall) = (clock::now(), clock::wall_now());
                     let next =
                         op.on_outcome(now, wall, &found, &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut());

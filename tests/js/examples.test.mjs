@@ -8,13 +8,13 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { createServer } from "node:http";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { startMockExchange } from "./mock-exchange.mjs";
 import { exchangeInfo, ticker } from "./support/binance.mjs";
 import { startWorkerd } from "./package/workerd-harness.mjs";
 import { repoRoot } from "./package/pack.mjs";
+import { serveStatic } from "../../scripts/static-server.mjs";
 
 const run = promisify(execFile);
 const example = (...parts) => join(repoRoot, "examples", ...parts);
@@ -149,24 +149,6 @@ const w :Workerd.Worker = (
   }
 });
 
-/** Serves `root` on 127.0.0.1; resolves with its origin and a close function. */
-async function serveStatic(root) {
-  const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
-  const server = createServer((req, res) => {
-    const path = new URL(req.url, "http://x").pathname;
-    const file = join(root, path === "/" ? "index.html" : path);
-    if (!file.startsWith(root)) return res.writeHead(403).end();
-    try {
-      const body = readFileSync(file);
-      res.writeHead(200, { "content-type": types[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream" }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
-}
-
 test("examples/vite-dashboard: Vite builds it, and in Chromium each widget shows its price, one after a retried 503", async () => {
   const dir = project("vite-dashboard");
   const { build: viteBuild } = await import("vite");
@@ -178,7 +160,7 @@ test("examples/vite-dashboard: Vite builds it, and in Chromium each widget shows
   }
   const assets = readdirSync(join(dir, "dist", "assets"));
   assert.ok(assets.some((f) => f.endsWith(".wasm")), `the wasm is emitted as an asset: ${assets}`);
-  const site = await serveStatic(join(dir, "dist"));
+  const site = await serveStatic({ root: join(dir, "dist") });
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
   try {
     const price = { status: 200, body: { price: "42.00" } };

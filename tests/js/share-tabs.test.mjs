@@ -2,15 +2,12 @@
 // against the mock exchange; what reaches the server is counted there.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import { readFileSync } from "node:fs";
-import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startMockExchange } from "./mock-exchange.mjs";
+import { serveStatic } from "../../scripts/static-server.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
-const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
 // The page: the package's browser entry, and a loop that sends as fast as the budget lets it.
 const PAGE = `<!doctype html><script type="module">
 import { Budget, RetryClient, RetryError } from "/js/browser.js";
@@ -52,26 +49,14 @@ window.ready = true;
 let mock, server, origin, browser;
 before(async () => {
   mock = await startMockExchange({ port: 0 });
-  server = createServer((req, res) => {
-    const path = new URL(req.url, "http://x").pathname;
-    if (path === "/") return res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
-    const file = normalize(join(root, path));
-    if (!file.startsWith(root + sep) || !(path.startsWith("/js/") || path.startsWith("/pkg/"))) return res.writeHead(404).end();
-    let body;
-    try {
-      body = readFileSync(file);
-    } catch {
-      return res.writeHead(404).end();
-    }
-    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(body);
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  origin = `http://127.0.0.1:${server.address().port}/`;
+  // The page, and the package's browser entry with its wasm, as the repository has them.
+  server = await serveStatic({ root, routes: { "/": { type: "text/html", body: PAGE } }, allow: (path) => path.startsWith("/js/") || path.startsWith("/pkg/") });
+  origin = `${server.origin}/`;
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
 });
 after(async () => {
   await browser?.close();
-  await new Promise((r) => server?.close(r));
+  await server?.close();
   await mock?.close();
 });
 
