@@ -359,3 +359,38 @@ export function shareLeave(name, text) {
   };
   shareRequest("readwrite", name, text).then(done, done);
 }
+
+// Budgets shared across isolates (docs/shared-budgets.md): one Durable Object per scope, named
+// "<share>:<scope>", asked through its fetch (js/durable-object.js). Never throws: an error, a
+// malformed answer or no answer within `ms` resolves null, and the budget goes on with what it knows.
+export function coordinatorLimits(options) {
+  try {
+    const { coordinator, share, ...limits } = options;
+    return JSON.stringify(limits);
+  } catch {
+    return "{}";
+  }
+}
+
+export function coordinatorLease(namespace, name, limits, scope, priority, numbers, ms) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), ms);
+    const done = (answer) => {
+      clearTimeout(timer);
+      resolve(answer);
+    };
+    try {
+      const [weight, latest, returned, hold, ban] = numbers;
+      const stub = namespace.get(namespace.idFromName(`${name}:${scope}`));
+      const body = JSON.stringify({ limits, scope, priority, weight, latest, returned, hold, ban });
+      Promise.resolve(stub.fetch("https://retryline.coordinator/lease", { method: "POST", body }))
+        .then((response) => (response.ok ? response.json() : null))
+        .then((answer) => {
+          const out = Array.isArray(answer) && answer.length === 4 && answer.every((x) => typeof x === "number" && x >= 0) ? answer : null;
+          done(out && Float64Array.from(out));
+        }, () => done(null));
+    } catch {
+      done(null);
+    }
+  });
+}

@@ -17,6 +17,7 @@
 
 pub mod bucket;
 pub mod config;
+pub mod lease;
 pub mod meter;
 pub mod quota;
 pub mod shared;
@@ -27,6 +28,7 @@ use crate::classify::OperationKind;
 use crate::sorted_map::SortedMap;
 use bucket::Bucket;
 pub use config::{BudgetConfig, Limits};
+use lease::Lease;
 use meter::Meter;
 use quota::{Quota, QuotaSnapshot};
 
@@ -88,12 +90,14 @@ pub struct Grant {
     pub start_at: u64,
     weight: u32,
     quota_cost: u32,
+    /// Spent from the scope's lease rather than its bucket.
+    leased: bool,
 }
 
 impl Grant {
     /// A grant that holds nothing (for attempts restored from another process).
     pub fn empty(start_at: u64) -> Grant {
-        Grant { id: 0, start_at, weight: 0, quota_cost: 0 }
+        Grant { id: 0, start_at, weight: 0, quota_cost: 0, leased: false }
     }
 }
 
@@ -106,6 +110,8 @@ struct ScopeState {
     quota: Option<Quota>,
     /// Grants whose attempt has not started yet, by id: when they may start.
     queued: SortedMap<u64, u64>,
+    /// Tokens leased from a coordinator, spent instead of the bucket's while there is one.
+    lease: Option<Lease>,
 }
 
 /// One scope of a [`Budget::snapshot`]. Ends are wall-clock Unix ms.
@@ -190,9 +196,13 @@ impl Budget {
     pub fn admit(&mut self, ask: &Ask) -> Result<Grant, Limit> {
         let id = self.next_grant;
         let s = self.scope_mut(ask.scope);
-        let start_at = match &s.bucket {
-            Some(bucket) => bucket.earliest_start(ask.weight, ask.priority, ask.earliest).ok_or(Limit::Tokens)?,
-            None => ask.earliest,
+        let leased = s.lease.is_some();
+        let start_at = match (&s.lease, &s.bucket) {
+            (Some(lease), _) => lease.start(ask.weight, ask.earliest).ok_or(Limit::Tokens)?,
+            (None, Some(bucket)) => {
+                bucket.earliest_start(ask.weight, ask.priority, ask.earliest).ok_or(Limit::Tokens)?
+            }
+            (None, None) => ask.earliest,
         };
         if start_at > ask.latest {
             return Err(Limit::Tokens);
@@ -207,12 +217,14 @@ impl Budget {
             }
             _ => 0,
         };
-        if let Some(bucket) = &mut s.bucket {
-            bucket.take(ask.weight, start_at);
+        match (&mut s.lease, &mut s.bucket) {
+            (Some(lease), _) => lease.tokens = lease.tokens.saturating_sub(u64::from(ask.weight)),
+            (None, Some(bucket)) => bucket.take(ask.weight, start_at),
+            (None, None) => {}
         }
         s.queued.insert(id, start_at);
         self.next_grant += 1;
-        Ok(Grant { id, start_at, weight: ask.weight, quota_cost })
+        Ok(Grant { id, start_at, weight: ask.weight, quota_cost, leased })
     }
 
     /// Returns the capacity of an attempt that was never sent.
@@ -221,8 +233,11 @@ impl Budget {
         if s.queued.remove(&grant.id).is_none() {
             return;
         }
-        if let Some(bucket) = &mut s.bucket {
-            bucket.give_back(grant.weight);
+        match (&mut s.lease, &mut s.bucket, grant.leased) {
+            (Some(lease), _, true) => lease.tokens += u64::from(grant.weight),
+            (_, Some(bucket), false) => bucket.give_back(grant.weight),
+            // A lease that ended meanwhile: its tokens went back to the coordinator with it.
+            _ => {}
         }
         if let Some(quota) = &mut s.quota {
             quota.refund(grant.quota_cost);
@@ -275,7 +290,10 @@ impl Budget {
                 let banned = s.ban_until.saturating_sub(now);
                 ScopeSnapshot {
                     scope: scope.clone(),
-                    tokens: s.bucket.as_ref().map(|b| b.level(now)),
+                    tokens: match &s.lease {
+                        Some(lease) => Some(lease.tokens),
+                        None => s.bucket.as_ref().map(|b| b.level(now)),
+                    },
                     capacity: s.bucket.as_ref().map(Bucket::capacity),
                     retry_quota: s.quota.as_ref().map(Quota::snapshot),
                     held_until: (held > 0).then(|| wall_now.saturating_add(held)),

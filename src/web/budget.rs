@@ -6,6 +6,7 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 
 use super::clock;
+use super::coordinator::Coordinator;
 use super::error::invalid;
 use super::guard;
 use super::to_js;
@@ -20,17 +21,26 @@ struct Live {
     next_id: u32,
 }
 
-/// A live budget and the name it is shared under.
+/// A live budget and how it is shared.
 struct Entry {
     budget: Weak<RefCell<Budget>>,
-    share: Option<Rc<str>>,
+    share: Option<Share>,
 }
 
-/// The core budget a client uses, and the name it is shared under across realms, if any.
+/// How a budget is kept beyond this realm (docs/shared-budgets.md).
+#[derive(Clone)]
+pub enum Share {
+    /// With the other tabs and workers of this origin, under this name (Web Locks + IndexedDB).
+    Tabs(Rc<str>),
+    /// With other isolates, by a Durable Object coordinator per scope.
+    Coordinator(Rc<Coordinator>),
+}
+
+/// The core budget a client uses, and how it is shared beyond this realm, if it is.
 #[derive(Clone)]
 pub struct Held {
     pub budget: Rc<RefCell<Budget>>,
-    pub share: Option<Rc<str>>,
+    pub share: Option<Share>,
 }
 
 thread_local! {
@@ -45,7 +55,7 @@ thread_local! {
 pub struct SharedBudget {
     id: u32,
     shared: Rc<RefCell<Budget>>,
-    share: Option<Rc<str>>,
+    share: Option<Share>,
 }
 
 #[wasm_bindgen(js_class = Budget)]
@@ -53,21 +63,47 @@ impl SharedBudget {
     /// Validates every option; throws a `TypeError`/`RangeError` naming the field.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<SharedBudget, JsValue> {
-        let options = loose(&options, "options").map_err(|e| invalid("Budget", &e))?;
-        let (share, options) = take_share(options).map_err(|e| invalid("Budget", &e))?;
-        let config = BudgetConfig::from_options(&options).map_err(|e| invalid("Budget", &e))?;
-        // Where the platform cannot share (no Web Locks or IndexedDB), the budget is this realm's own.
-        let share = share.filter(|_| guard::share_available()).map(Rc::from);
+        let namespace = coordinator_namespace(&options).map_err(|e| invalid("Budget", &e))?;
+        let loosened = loose(&options, "options").map_err(|e| invalid("Budget", &e))?;
+        let (name, loosened) = take_share(loosened).map_err(|e| invalid("Budget", &e))?;
+        let config = BudgetConfig::from_options(&loosened).map_err(|e| invalid("Budget", &e))?;
+        let share = match (namespace, name) {
+            (Some(namespace), name) => {
+                let name = Rc::from(name.as_deref().unwrap_or("retryline"));
+                let limits = guard::coordinator_limits(&options);
+                Some(Share::Coordinator(Rc::new(Coordinator::new(namespace, name, limits))))
+            }
+            // Where the platform cannot share (no Web Locks or IndexedDB), the budget is this realm's own.
+            (None, Some(name)) if guard::share_available() => Some(Share::Tabs(Rc::from(name))),
+            (None, _) => None,
+        };
         Ok(SharedBudget::with(Budget::new(config), share))
     }
 
-    /// Each scope: tokens, retry quota, holds and bans with their ends (wall-clock ms), queued operations.
-    /// The name this budget is shared under across tabs, or `null` where it works alone.
+    /// The name this budget is shared under across tabs, or `undefined` where it works alone.
     #[wasm_bindgen(getter)]
     pub fn share(&self) -> Option<String> {
-        self.share.as_deref().map(str::to_owned)
+        match &self.share {
+            Some(Share::Tabs(name)) => Some(name.to_string()),
+            _ => None,
+        }
     }
 
+    /// How this budget is kept: `"local"` (this realm alone, also where a share was asked for and
+    /// the platform cannot), `"tabs"`, `"coordinator"`, or `"unreachable"` (a coordinator that stopped
+    /// answering: this realm spends its own bucket until it answers again).
+    #[wasm_bindgen(getter)]
+    pub fn sharing(&self) -> String {
+        match &self.share {
+            None => "local",
+            Some(Share::Tabs(_)) => "tabs",
+            Some(Share::Coordinator(c)) if c.unreachable() => "unreachable",
+            Some(Share::Coordinator(_)) => "coordinator",
+        }
+        .to_owned()
+    }
+
+    /// Each scope: tokens, retry quota, holds and bans with their ends (wall-clock ms), queued operations.
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
         let (now, wall) = (clock::now(), clock::wall_now());
         let scopes =
@@ -82,7 +118,7 @@ impl SharedBudget {
 }
 
 impl SharedBudget {
-    fn with(budget: Budget, share: Option<Rc<str>>) -> SharedBudget {
+    fn with(budget: Budget, share: Option<Share>) -> SharedBudget {
         let shared = Rc::new(RefCell::new(budget));
         let id = LIVE.with(|live| {
             let mut live = live.borrow_mut();
@@ -95,9 +131,32 @@ impl SharedBudget {
     }
 }
 
-/// `share` apart from the limits: a name, as a key is.
+/// The `coordinator` option: a Durable Object namespace binding (`idFromName` and `get`).
+fn coordinator_namespace(options: &JsValue) -> Result<Option<JsValue>, InvalidOption> {
+    if !options.is_object() {
+        return Ok(None);
+    }
+    let namespace = super::value::field(options, "coordinator")?;
+    if namespace.is_undefined() || namespace.is_null() {
+        return Ok(None);
+    }
+    for method in ["idFromName", "get"] {
+        let found = super::value::field(&namespace, method).map_err(|e| e.within("coordinator"))?;
+        if !found.is_function() {
+            let problem = crate::input::Problem::WrongType {
+                expected: "a Durable Object namespace binding (with idFromName and get)",
+                found: super::value::kind(&namespace),
+            };
+            return Err(InvalidOption::new("coordinator", problem));
+        }
+    }
+    Ok(Some(namespace))
+}
+
+/// `share` apart from the limits: a name, as a key is (and `coordinator`, read on its own).
 fn take_share(options: Loose) -> Result<(Option<String>, Loose), InvalidOption> {
     let Loose::Map(mut entries) = options else { return Ok((None, options)) };
+    entries.retain(|(k, _)| k != "coordinator");
     let Some(at) = entries.iter().position(|(k, _)| k == "share") else { return Ok((None, Loose::Map(entries))) };
     let (_, value) = entries.remove(at);
     let share = match value {

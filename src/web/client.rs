@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
 use super::abort::AbortWatch;
-use super::budget::Held;
+use super::budget::{Held, Share};
 use super::clock;
 use super::error::{cause, retry_error, Failure};
 use super::fetch::{self, Fetcher};
@@ -50,8 +50,8 @@ pub struct RetryClient {
 pub(super) struct Client {
     pub policy: crate::policy::Policy,
     pub budget: Rc<RefCell<Budget>>,
-    /// The name the budget is shared under across tabs: each budget step then holds its lock.
-    pub share: Option<Rc<str>>,
+    /// How the budget is shared beyond this realm, if it is: each budget step then takes part.
+    pub share: Option<Share>,
     pub draws: RefCell<Draws>,
     pub fetcher: Fetcher,
     pub on_attempt: Option<JsValue>,
@@ -251,7 +251,7 @@ impl Client {
                 return Box::pin(self.settle(call, stop)).await;
             }
         }
-        self.enter_budget(call.op.deadline_at()).await;
+        self.enter_budget(&call.op).await;
         let mut action = {
             let (now, wall) = (clock::now(), clock::wall_now());
             let (mut draws, mut budget) = (self.draws.borrow_mut(), self.budget.borrow_mut());
@@ -261,7 +261,7 @@ impl Client {
                 call.op.start(now, &mut draws, &mut budget)
             }
         };
-        self.leave_budget();
+        self.leave_budget(&call.op).await;
         loop {
             if let Action::Stop(stop) = action {
                 // The last records are reported by `settle`, once the store has had its say.
@@ -377,9 +377,9 @@ impl Client {
         }
         // Boxed: the lock's wait and the attempt it holds stay out of every unshared call's future.
         Box::pin(async move {
-            self.enter_budget(call.op.deadline_at()).await;
+            self.enter_budget(&call.op).await;
             let action = self.attempted(call, &mut attempt);
-            self.leave_budget();
+            self.leave_budget(&call.op).await;
             action
         })
         .await
@@ -415,7 +415,7 @@ impl Client {
     pub(super) async fn sleep(&self, op: &mut Operation, until: u64, abort: &AbortWatch) -> Action {
         let slack = if op.sleeps_for_provider() { PROVIDER_SLACK_MS } else { 0 };
         let slept = timer::sleep(until.saturating_sub(clock::now()) + slack, abort).await;
-        self.enter_budget(op.deadline_at()).await;
+        self.enter_budget(op).await;
         let now = clock::now();
         let action = {
             let mut budget = self.budget.borrow_mut();
@@ -425,21 +425,26 @@ impl Client {
                 Action::Stop(op.abort(now, &mut budget))
             }
         };
-        self.leave_budget();
+        self.leave_budget(op).await;
         action
     }
 
-    /// Takes up the budget's shared state before a budget step, holding its lock until
-    /// [`Client::leave_budget`] (docs/shared-budgets.md); a budget of this realm alone needs nothing.
-    /// Waits for the lock no later than `deadline_at`: a tab that never lets go (or a hung
-    /// IndexedDB) must not hold the call past its deadline — the step then runs on this realm's view.
-    pub(super) async fn enter_budget(&self, deadline_at: u64) {
-        let Some(share) = &self.share else { return };
-        let left = deadline_at.saturating_sub(clock::now());
+    /// Takes up the budget's shared state before a budget step of `op` (docs/shared-budgets.md); a
+    /// budget of this realm alone needs nothing. Across tabs: holds its lock until
+    /// [`Client::leave_budget`], waiting no later than the deadline — a tab that never lets go (or a
+    /// hung IndexedDB) must not hold the call past it; the step then runs on this realm's view.
+    /// Across isolates: a lease and fresh news of holds and bans from the coordinator.
+    pub(super) async fn enter_budget(&self, op: &Operation) {
+        let name = match &self.share {
+            None => return,
+            Some(Share::Coordinator(coordinator)) => return coordinator.enter(&self.budget, op).await,
+            Some(Share::Tabs(name)) => name,
+        };
+        let left = op.deadline_at().saturating_sub(clock::now());
         if left == 0 {
             return;
         }
-        let entered = guard::share_enter(share, left);
+        let entered = guard::share_enter(name, left);
         let Ended::Settled(Ok(text)) = Race::new().wait_call(entered).await else { return };
         let Some(text) = text.as_string().filter(|t| !t.is_empty()) else { return };
         let state = guard::parse_json(&text).ok().and_then(|v| loose(&v, "state").ok());
@@ -448,11 +453,17 @@ impl Client {
         }
     }
 
-    /// Hands the state on after a budget step and releases the lock.
-    pub(super) fn leave_budget(&self) {
-        let Some(share) = &self.share else { return };
-        let text = crate::json::to_json(&self.budget.borrow().export(clock::now(), clock::wall_now()));
-        guard::share_leave(share, &text);
+    /// Hands the state on after a budget step of `op`: across tabs, stores it and releases the lock;
+    /// across isolates, a hold or ban the step set goes to the coordinator.
+    pub(super) async fn leave_budget(&self, op: &Operation) {
+        match &self.share {
+            None => {}
+            Some(Share::Coordinator(coordinator)) => coordinator.leave(&self.budget, op).await,
+            Some(Share::Tabs(name)) => {
+                let text = crate::json::to_json(&self.budget.borrow().export(clock::now(), clock::wall_now()));
+                guard::share_leave(name, &text);
+            }
+        }
     }
 
     /// The operation stopped: its state is finished in the store (within the deadline: a

@@ -51,6 +51,18 @@ extern "C" {
     fn js_share_enter(name: &str, within_ms: f64) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = shareLeave)]
     fn js_share_leave(name: &str, text: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = coordinatorLimits)]
+    fn js_coordinator_limits(options: &JsValue) -> Result<String, JsValue>;
+    #[wasm_bindgen(catch, js_name = coordinatorLease)]
+    fn js_coordinator_lease(
+        namespace: &JsValue,
+        name: &str,
+        limits: &str,
+        scope: &str,
+        priority: &str,
+        numbers: &[f64],
+        within_ms: f64,
+    ) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = parseJson)]
     fn js_parse_json(text: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = timer)]
@@ -247,6 +259,25 @@ pub fn share_enter(name: &str, within_ms: u64) -> Result<JsValue, JsValue> {
 /// Stores the share's state and releases its lock.
 pub fn share_leave(name: &str, text: &str) {
     let _ = js_share_leave(name, text);
+}
+
+/// A budget's options as JSON, without `coordinator` and `share`: what its coordinator builds from.
+pub fn coordinator_limits(options: &JsValue) -> String {
+    js_coordinator_limits(options).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// A promise of the scope's coordinator's answer (a `Float64Array`: tokens, from, hold, ban), or of
+/// `null` if it does not answer within `within_ms`; it never rejects.
+pub fn coordinator_lease(
+    namespace: &JsValue,
+    name: &str,
+    limits: &str,
+    scope: &str,
+    priority: &str,
+    numbers: &[f64],
+    within_ms: u64,
+) -> Result<JsValue, JsValue> {
+    js_coordinator_lease(namespace, name, limits, scope, priority, numbers, within_ms as f64).map(JsValue::from)
 }
 
 /// Aborts `controller` when `signal` aborts (at once if it already has), for as long as

@@ -10,6 +10,8 @@ mod alloc;
 mod budget;
 mod client;
 pub mod clock;
+mod coordinator;
+mod coordinator_side;
 mod error;
 mod fetch;
 mod guard;

@@ -135,22 +135,22 @@ impl Client {
         }
         let mut op = Operation::begin(start, now, wall);
         let mut reported = 0;
-        self.enter_budget(op.deadline_at()).await;
+        self.enter_budget(&op).await;
         let mut action = {
             let now = clock::now();
             op.start(now, &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut())
         };
-        self.leave_budget();
+        self.leave_budget(&op).await;
         let stop = loop {
             self.report(&op, &mut reported, None);
             action = match action {
                 Action::Send { attempt, timeout_ms } => {
                     let found = ask(&query, attempt, timeout_ms, &abort).await?;
-                    self.enter_budget(op.deadline_at()).await;
+                    self.enter_budget(&op).await;
                     let (now, wall) = (clock::now(), clock::wall_now());
                     let next =
                         op.on_outcome(now, wall, &found, &mut self.draws.borrow_mut(), &mut self.budget.borrow_mut());
-                    self.leave_budget();
+                    self.leave_budget(&op).await;
                     next
                 }
                 Action::Sleep { until } => self.sleep(&mut op, until, &abort).await,
