@@ -19,8 +19,10 @@ use crate::sorted_map::SortedMap;
 /// How old this realm's news of a scope's holds and bans may be when it sends: a ban answered to
 /// another isolate stops this one within this long (plus one round trip to the coordinator).
 pub const FRESH_MS: u64 = 50;
-/// How long leased tokens stay this realm's before what is left goes back.
-const LEASE_MS: u64 = 1000;
+/// How long leased tokens stay this realm's before what is left goes back. Tokens are taken when the
+/// coordinator's bucket has them and may be sent up to this much later, so over any window `d` the
+/// provider sees at most `capacity + rate × (d + LEASE_MS)`: kept short.
+const LEASE_MS: u64 = 200;
 /// The longest a step waits for the coordinator before it goes on with what it knows.
 const CONTACT_MS: u64 = 250;
 /// How far a wall-clock end may move as it is carried between clocks and still be the same end.
@@ -84,24 +86,31 @@ impl Coordinator {
         let contact = self.contact(&need.scope);
         let lease = budget.borrow().lease(&need.scope);
         let room = lease.is_some_and(|l| u64::from(need.weight) <= l.tokens && now < l.until);
-        if contact.unreachable && now < contact.retry_at {
+        if contact.unreachable {
+            // Down, most likely: this realm's own bucket spends once the lease has no room, and the
+            // coordinator is asked again at most every RETRY_MS, in the background (for news only).
+            if !room {
+                budget.borrow_mut().set_lease(&need.scope, None);
+            }
+            if now >= contact.retry_at {
+                self.scopes.borrow_mut().get_or_insert_with(&need.scope, Contact::default).retry_at = now + RETRY_MS;
+                let news = Need { weight: 0, ..need };
+                let asked = self.ask(budget, &news, CONTACT_MS);
+                let (me, budget, scope) = (Rc::clone(self), Rc::clone(budget), news.scope);
+                wasm_bindgen_futures::spawn_local(async move {
+                    let answer = asked.await;
+                    me.took(&budget, &scope, answer);
+                });
+            }
             return;
         }
         if room && now < contact.heard_at.saturating_add(FRESH_MS) {
             return;
         }
+        // Only news is needed while the lease has room: tokens taken and not sent are slack.
+        let need = if room { Need { weight: 0, ..need } } else { need };
         let within = CONTACT_MS.min(op.deadline_at().saturating_sub(now));
         let asked = self.ask(budget, &need, within);
-        if contact.unreachable {
-            // Still down, most likely: nobody waits for it; an answer is taken up when it comes.
-            let (me, budget) = (Rc::clone(self), Rc::clone(budget));
-            let scope = need.scope;
-            wasm_bindgen_futures::spawn_local(async move {
-                let answer = asked.await;
-                me.took(&budget, &scope, answer);
-            });
-            return;
-        }
         let answer = asked.await;
         self.took(budget, &need.scope, answer);
     }
