@@ -302,9 +302,28 @@ export interface BudgetOptions extends ScopeLimits {
    * state in IndexedDB, so a tab that closes or crashes loses nothing for the others and a tab opened later joins
    * with the current state (an active ban included). Every `Budget` sharing a name must be given the same limits.
    * Where Web Locks or IndexedDB are missing (Node, workerd), the budget works alone: `budget.share` is then
-   * undefined.
+   * undefined and `budget.sharing` is "local". With `coordinator`, `share` names the coordinators instead
+   * (default "retryline"): budgets with different names are kept apart.
    */
   share?: string;
+  /**
+   * Keeps this budget with every isolate (Cloudflare Workers, workerd) whose budget names the same Durable
+   * Object namespace: `coordinator: env.RETRY_BUDGET`, bound to the `BudgetCoordinator` class exported by
+   * "retryline/durable-object". One coordinator per scope holds the scope's bucket, holds and bans (stored, so a
+   * restart loses nothing). Isolates lease tokens from it in small batches (kept at most 200 ms) and hear of its
+   * holds and bans at most 50 ms before each send, so a ban answered to one isolate stops the rest within 50 ms
+   * plus a round trip. A step waits for the coordinator at most 250 ms (and never past the call's deadline);
+   * one that does not answer is asked again every second in the background, while this isolate spends its own
+   * bucket and keeps the holds and bans it knows (`budget.sharing` is then "unreachable"). The retry quota stays
+   * each isolate's own.
+   */
+  coordinator?: DurableObjectNamespaceLike;
+}
+
+/** What `coordinator` needs of a Durable Object namespace binding. */
+export interface DurableObjectNamespaceLike {
+  idFromName(name: string): unknown;
+  get(id: any): { fetch(input: string, init?: RequestInit): Promise<Response> };
 }
 
 /** One scope of a budget, as `budget.snapshot()` describes it. Ends are wall-clock Unix ms. */
@@ -331,6 +350,12 @@ export class Budget {
   constructor(options?: BudgetOptions);
   /** The name it is shared under across tabs; undefined where it works alone (no `share`, or no Web Locks/IndexedDB). */
   readonly share: string | undefined;
+  /**
+   * How it is kept: "local" (this realm alone — also where `share` was given and the platform cannot share),
+   * "tabs" (with the origin's other tabs and workers), "coordinator" (with other isolates through a Durable
+   * Object), or "unreachable" (a coordinator that stopped answering: this isolate spends its own bucket meanwhile).
+   */
+  readonly sharing: "local" | "tabs" | "coordinator" | "unreachable";
   /** Each scope as this realm last saw it (a shared budget: at its last step here). */
   snapshot(): ScopeSnapshot[];
   free(): void;

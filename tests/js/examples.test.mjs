@@ -106,13 +106,13 @@ test("examples/workerd: the worker proxies with retries; without the private all
 });
 
 /**
- * What `wrangler deploy` makes of examples/cloudflare-worker, without Wrangler (it needs Node 22):
- * its config read, `main` bundled by esbuild with Wrangler's export conditions and the package's
- * .wasm kept as a module of its own, then served by workerd (the runtime Wrangler runs locally)
- * with the config's vars as bindings.
+ * What `wrangler deploy` makes of a Wrangler example, without Wrangler (it needs Node 22): its
+ * config read, `main` bundled by esbuild with Wrangler's export conditions and the package's .wasm
+ * kept as a module of its own, then served by workerd (the runtime Wrangler runs locally) with the
+ * config's vars as bindings, and its Durable Object bindings (in memory) if it has any.
  */
-test("examples/cloudflare-worker: the wrangler.jsonc's worker, bundled as Wrangler does, answers from workerd", async () => {
-  const dir = project("cloudflare-worker");
+async function serveWrangler(name) {
+  const dir = project(name);
   const wrangler = JSON.parse(readFileSync(join(dir, "wrangler.jsonc"), "utf8").replace(/^\s*\/\/.*$/gm, ""));
   assert.equal(wrangler.main, "src/worker.js");
   assert.match(wrangler.compatibility_date, /^\d{4}-\d{2}-\d{2}$/);
@@ -126,6 +126,12 @@ test("examples/cloudflare-worker: the wrangler.jsonc's worker, bundled as Wrangl
   await build({ entryPoints: [join(dir, wrangler.main)], bundle: true, format: "esm", platform: "neutral", outfile: join(dir, "dist", "worker.js"),
     conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"], plugins: [wasm], logLevel: "silent" });
   const bindings = Object.entries({ ...wrangler.vars, UPSTREAM: mock.url }).map(([name, text]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`);
+  const objects = wrangler.durable_objects?.bindings ?? [];
+  for (const { name, class_name } of objects) {
+    bindings.push(`(name = ${JSON.stringify(name)}, durableObjectNamespace = ${JSON.stringify(class_name)})`);
+    assert.ok(wrangler.migrations?.some((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])].includes(class_name)), `a migration creates ${class_name}`);
+  }
+  const namespaces = objects.map(({ class_name }) => `(className = ${JSON.stringify(class_name)}, uniqueKey = ${JSON.stringify(`${name}-${class_name}`)})`);
   const config = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [ (name = "main", worker = .w), (name = "internet", network = (allow = ["public", "private", "local"])) ],
@@ -136,15 +142,74 @@ const w :Workerd.Worker = (
   compatibilityDate = ${JSON.stringify(wrangler.compatibility_date)},
   globalOutbound = "internet",
   bindings = [ ${bindings.join(", ")} ],
+  ${namespaces.length ? `durableObjectNamespaces = [ ${namespaces.join(", ")} ], durableObjectStorage = (inMemory = void),` : ""}
 );
 `;
   const worker = await startWorkerd({ dir, config });
+  return { worker, async close() { await worker.stop(); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+test("examples/cloudflare-worker: the wrangler.jsonc's worker, bundled as Wrangler does, answers from workerd", async () => {
+  const { worker, close } = await serveWrangler("cloudflare-worker");
   try {
     mock.script("/api/v3/ticker/price", [{ status: 503 }, { status: 200, body: { symbol: "ETHUSDT", price: "3000.00" } }]);
     assert.deepEqual(await worker.call("/price?symbol=ETHUSDT"), { symbol: "ETHUSDT", price: "3000.00", attempts: 2 });
     assert.deepEqual(mock.requests({ path: "/api/v3/ticker/price" }).map((r) => r.query.symbol), ["ETHUSDT", "ETHUSDT"]);
   } finally {
-    await worker.stop();
+    await close();
+  }
+});
+
+test("examples/cloudflare-worker-shared: its budget is kept by the BudgetCoordinator it binds; a ban is held there", async () => {
+  const { worker, close } = await serveWrangler("cloudflare-worker-shared");
+  try {
+    mock.script("/api/v3/ticker/price", [{ status: 503 }, { status: 200, body: { price: "3000.00" } }, { status: 418, retryAfter: 60 }]);
+    assert.deepEqual(await worker.call("/price?symbol=ETHUSDT"), { symbol: "ETHUSDT", price: "3000.00", attempts: 2 });
+    const banned = await fetch(`${worker.base}/price?symbol=ETHUSDT`);
+    assert.equal(banned.status, 503);
+    assert.equal((await banned.json()).reason, "banned");
+    assert.equal((await (await fetch(`${worker.base}/price`)).json()).reason, "banned", "refused without a request");
+    assert.equal(mock.requests({ path: "/api/v3/ticker/price" }).length, 3);
+    const { sharing, scopes } = await worker.call("/budget");
+    assert.equal(sharing, "coordinator");
+    assert.ok(scopes[0].banRemainingMs > 50_000, JSON.stringify(scopes));
+  } finally {
+    await close();
+  }
+});
+
+test("examples/shared-tabs: the page opened twice keeps one budget: together the tabs stay within it", async () => {
+  const dir = project("shared-tabs");
+  const { build: viteBuild } = await import("vite");
+  process.env.VITE_EXCHANGE = mock.url;
+  try {
+    await viteBuild({ root: dir, logLevel: "silent", build: { outDir: join(dir, "dist") } });
+  } finally {
+    delete process.env.VITE_EXCHANGE;
+  }
+  const site = await serveStatic({ root: join(dir, "dist") });
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
+  try {
+    mock.script("/api/v3/ticker/price", Array.from({ length: 100 }, () => ({ status: 200, body: { price: "42.00" } })));
+    const context = await browser.newContext();
+    const problems = [];
+    const tabs = [await context.newPage(), await context.newPage()];
+    // 4 tokens, 2 a second, each tab polling for 2.5 s.
+    for (const tab of tabs) tab.on("pageerror", (e) => problems.push(String(e)));
+    await Promise.all(tabs.map((tab) => tab.goto(`${site.origin}/?capacity=4&refill=2&ms=2500`)));
+    await Promise.all(tabs.map((tab) => tab.waitForFunction(() => document.body.dataset.done === "true", null, { timeout: 15_000 })));
+    const sent = await Promise.all(tabs.map((tab) => tab.$eval("#sent", (b) => Number(b.textContent))));
+    const how = await Promise.all(tabs.map((tab) => tab.$eval("#budget", (p) => p.textContent.split(":")[0])));
+    assert.deepEqual(problems, []);
+    assert.deepEqual(how, ["tabs", "tabs"]);
+    const requests = mock.requests({ path: "/api/v3/ticker/price" }).length;
+    assert.equal(sent[0] + sent[1], requests);
+    // One budget: 4 + 2 × 2.5 s = 9 at most (one more for a token on the edge); two would send 18.
+    assert.ok(requests <= 10, `${requests} requests from two tabs (${sent})`);
+    assert.ok(sent.every((n) => n > 0), `both tabs sent: ${sent}`);
+  } finally {
+    await browser.close();
+    await site.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
