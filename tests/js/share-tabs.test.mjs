@@ -43,14 +43,41 @@ window.orderThenReconcile = async (url, share, limits) => {
   const reconciled = await client.reconcile(key, async () => "filled");
   return [sent, reconciled.resolved, reconciled.state];
 };
+// The same flood from a dedicated worker of this tab: it shares the budget by name too.
+window.floodInWorker = (url, ms, share, limits) => new Promise((resolve, reject) => {
+  const worker = new Worker("/flood-worker.js", { type: "module" });
+  // The worker says when it has loaded: a message posted before its module (whose import of the
+  // package awaits the wasm) has run would find no handler.
+  worker.onmessage = (e) => (e.data === "ready" ? worker.postMessage([url, ms, share, limits]) : (worker.terminate(), resolve(e.data)));
+  worker.onerror = (e) => (worker.terminate(), reject(new Error(e.message)));
+});
 window.ready = true;
 </script>`;
+const WORKER = `import { Budget, RetryClient, RetryError } from "/js/browser.js";
+onmessage = ({ data }) => flood(...data).then(postMessage, (error) => postMessage({ error: String(error) }));
+postMessage("ready");
+async function flood(url, ms, share, limits) {
+  const budget = new Budget({ ...limits, share });
+  const client = new RetryClient({ budget, policy: { maxAttempts: 1, deadlineMs: 1500, attemptTimeoutMs: 1000 } });
+  const until = performance.now() + ms;
+  let sent = 0;
+  while (performance.now() < until) {
+    try {
+      await (await client.fetch(url)).arrayBuffer();
+      sent++;
+    } catch (error) {
+      if (!(error instanceof RetryError)) throw error;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  return { sent, share: budget.share, sharing: budget.sharing };
+}`;
 
 let mock, server, origin, browser;
 before(async () => {
   mock = await startMockExchange({ port: 0 });
   // The page, and the package's browser entry with its wasm, as the repository has them.
-  server = await serveStatic({ root, routes: { "/": { type: "text/html", body: PAGE } }, allow: (path) => path.startsWith("/js/") || path.startsWith("/pkg/") });
+  server = await serveStatic({ root, routes: { "/": { type: "text/html", body: PAGE }, "/flood-worker.js": { type: "text/javascript", body: WORKER } }, allow: (path) => path.startsWith("/js/") || path.startsWith("/pkg/") });
   origin = `${server.origin}/`;
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
 });
@@ -102,6 +129,25 @@ test("three tabs flooding one scope through one shared budget never exceed capac
     const alone = await Promise.all(pages.map((p) => p.evaluate(([url, l]) => window.flood(url, 1500, undefined, l), [`${mock.url}/alone/flood`, limits])));
     assert.deepEqual(alone.map((r) => r.share), [undefined, undefined, undefined]);
     assert.ok(busiestSecond(mock.requests({ path: "/alone/flood" })) > 20, "without sharing, each tab spends its own bucket");
+  } finally {
+    await close();
+  }
+});
+
+test("a tab and its dedicated worker flooding one scope share the budget too", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(2);
+  try {
+    const url = `${mock.url}/shared/worker`;
+    const results = await Promise.all([
+      pages[0].evaluate(([u, l]) => window.floodInWorker(u, 3000, "worker", l), [url, limits]),
+      pages[1].evaluate(([u, l]) => window.flood(u, 3000, "worker", l), [url, limits]),
+    ]);
+    assert.equal(results[0].sharing, "tabs", "the worker shares by name");
+    const requests = mock.requests({ path: "/shared/worker" });
+    assert.ok(busiestSecond(requests) <= 16, `busiest second: ${busiestSecond(requests)}`);
+    assert.ok(requests.length <= 26, `${requests.length} requests`);
+    assert.ok(results.every((r) => r.sent > 0), `both sent: ${results.map((r) => r.sent)}`);
+    assert.equal(results[0].sent + results[1].sent, requests.length);
   } finally {
     await close();
   }
