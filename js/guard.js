@@ -387,7 +387,7 @@ export function coordinatorLease(namespace, name, limits, scope, priority, numbe
         .then((response) => (response.ok ? response.json() : null))
         .then((answer) => {
           const out = Array.isArray(answer) && answer.length === 4 && answer.every((x) => typeof x === "number" && x >= 0) ? answer : null;
-          done(out && Float64Array.from(out));
+          done(out && Array.from(out));
         }, () => done(null));
     } catch {
       done(null);

@@ -63,8 +63,8 @@ impl SharedBudget {
     /// Validates every option; throws a `TypeError`/`RangeError` naming the field.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<SharedBudget, JsValue> {
-        let namespace = coordinator_namespace(&options).map_err(|e| invalid("Budget", &e))?;
         let loosened = loose(&options, "options").map_err(|e| invalid("Budget", &e))?;
+        let namespace = coordinator_namespace(&options).map_err(|e| invalid("Budget", &e))?;
         let (name, loosened) = take_share(loosened).map_err(|e| invalid("Budget", &e))?;
         let config = BudgetConfig::from_options(&loosened).map_err(|e| invalid("Budget", &e))?;
         let share = match (namespace, name) {

@@ -437,7 +437,8 @@ impl Client {
     pub(super) async fn enter_budget(&self, op: &Operation) {
         let name = match &self.share {
             None => return,
-            Some(Share::Coordinator(coordinator)) => return coordinator.enter(&self.budget, op).await,
+            // Boxed: an unshared call's steps stay as small as they were.
+            Some(Share::Coordinator(coordinator)) => return Box::pin(coordinator.enter(&self.budget, op)).await,
             Some(Share::Tabs(name)) => name,
         };
         let left = op.deadline_at().saturating_sub(clock::now());
@@ -458,7 +459,7 @@ impl Client {
     pub(super) async fn leave_budget(&self, op: &Operation) {
         match &self.share {
             None => {}
-            Some(Share::Coordinator(coordinator)) => coordinator.leave(&self.budget, op).await,
+            Some(Share::Coordinator(coordinator)) => Box::pin(coordinator.leave(&self.budget, op)).await,
             Some(Share::Tabs(name)) => {
                 let text = crate::json::to_json(&self.budget.borrow().export(clock::now(), clock::wall_now()));
                 guard::share_leave(name, &text);

@@ -266,7 +266,7 @@ pub fn coordinator_limits(options: &JsValue) -> String {
     js_coordinator_limits(options).unwrap_or_else(|_| "{}".to_owned())
 }
 
-/// A promise of the scope's coordinator's answer (a `Float64Array`: tokens, from, hold, ban), or of
+/// A promise of the scope's coordinator's answer (an array: tokens, from, hold, ban), or of
 /// `null` if it does not answer within `within_ms`; it never rejects.
 pub fn coordinator_lease(
     namespace: &JsValue,
