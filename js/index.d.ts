@@ -339,6 +339,8 @@ export interface ScopeSnapshot {
   banRemainingMs: number;
   /** Operations granted capacity that are still waiting to send. */
   queued: number;
+  /** How the budget is kept, as `budget.sharing` says: "local" where a share was asked for and the platform cannot. */
+  sharing: "local" | "tabs" | "coordinator" | "unreachable";
 }
 
 /**

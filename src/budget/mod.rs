@@ -129,6 +129,9 @@ pub struct ScopeSnapshot {
     pub ban_remaining_ms: u64,
     /// Operations granted capacity that are still waiting to send.
     pub queued: usize,
+    /// How the budget is kept beyond this realm: `local` here; the JavaScript shell says `tabs`,
+    /// `coordinator` or `unreachable` when it is shared.
+    pub sharing: &'static str,
 }
 
 /// Per-scope limits, holds and bans, shared by every operation that holds the budget.
@@ -301,6 +304,7 @@ impl Budget {
                     banned_until: (banned > 0).then(|| wall_now.saturating_add(banned)),
                     ban_remaining_ms: banned,
                     queued: s.queued.values().filter(|start| **start > now).count(),
+                    sharing: "local",
                 }
             })
             .collect()

@@ -115,6 +115,7 @@ impl ToJson for ScopeSnapshot {
             .field("bannedUntil", &self.banned_until)
             .field("banRemainingMs", &self.ban_remaining_ms)
             .field("queued", &self.queued)
+            .field("sharing", &self.sharing)
             .end();
     }
 }

@@ -94,20 +94,18 @@ impl SharedBudget {
     /// answering: this realm spends its own bucket until it answers again).
     #[wasm_bindgen(getter)]
     pub fn sharing(&self) -> String {
-        match &self.share {
-            None => "local",
-            Some(Share::Tabs(_)) => "tabs",
-            Some(Share::Coordinator(c)) if c.unreachable() => "unreachable",
-            Some(Share::Coordinator(_)) => "coordinator",
-        }
-        .to_owned()
+        self.sharing_name().to_owned()
     }
 
     /// Each scope: tokens, retry quota, holds and bans with their ends (wall-clock ms), queued operations.
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
         let (now, wall) = (clock::now(), clock::wall_now());
-        let scopes =
+        let mut scopes =
             self.shared.try_borrow().map_err(|_| super::error::type_error("Budget is busy"))?.snapshot(now, wall);
+        let sharing = self.sharing_name();
+        for scope in &mut scopes {
+            scope.sharing = sharing;
+        }
         to_js(&scopes)
     }
 
@@ -118,6 +116,15 @@ impl SharedBudget {
 }
 
 impl SharedBudget {
+    fn sharing_name(&self) -> &'static str {
+        match &self.share {
+            None => "local",
+            Some(Share::Tabs(_)) => "tabs",
+            Some(Share::Coordinator(c)) if c.unreachable() => "unreachable",
+            Some(Share::Coordinator(_)) => "coordinator",
+        }
+    }
+
     fn with(budget: Budget, share: Option<Share>) -> SharedBudget {
         let shared = Rc::new(RefCell::new(budget));
         let id = LIVE.with(|live| {

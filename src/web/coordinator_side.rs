@@ -62,7 +62,11 @@ impl Authority {
 
     /// Each scope, as `budget.snapshot()` describes it.
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
-        super::to_js(&self.budget.snapshot(clock::now(), clock::wall_now()))
+        let mut scopes = self.budget.snapshot(clock::now(), clock::wall_now());
+        for scope in &mut scopes {
+            scope.sharing = "coordinator";
+        }
+        super::to_js(&scopes)
     }
 }
 

@@ -36,6 +36,7 @@ for (const [down, answer] of [
     // 250 ms bound; 150 ms of slack for timers and a shared 2-core machine.
     assert.ok(first < 400, `the first call waited ${first.toFixed(0)} ms`);
     assert.equal(budget.sharing, "unreachable");
+    assert.equal(budget.snapshot()[0].sharing, "unreachable", "snapshot() says so too");
     const later = performance.now();
     for (let i = 0; i < 4; i++) assert.equal((await client.fetch(`${mock.url}/co/down`)).status, 200);
     assert.ok(performance.now() - later < 400, "later calls do not wait for it");
@@ -67,12 +68,16 @@ test("a coordinator's answer is taken up: its ban refuses without a request, its
   assert.ok(sent <= 2 * lease.visits.length, `${sent} sent on ${lease.visits.length} leases of two`);
 });
 
-test("a coordinator that is not a Durable Object namespace is refused, naming the field", () => {
+test("a coordinator that is not a Durable Object namespace is refused, naming the field", async () => {
   for (const bad of [{}, { idFromName: 1, get() {} }, "RETRY_BUDGET"]) {
     assert.throws(() => new Budget({ coordinator: bad }), (e) => e instanceof TypeError && /coordinator/.test(e.message), JSON.stringify(bad));
   }
   const getter = { get idFromName() { throw new Error("hostile"); }, get() {} };
   assert.throws(() => new Budget({ coordinator: getter }), (e) => e instanceof TypeError && /coordinator/.test(e.message) && /hostile/.test(e.message));
   assert.equal(new Budget({}).sharing, "local");
-  assert.equal(new Budget({ share: "tabs" }).sharing, "local", "Node has no Web Locks + IndexedDB: the budget works alone");
+  const tabs = new Budget({ share: "tabs", capacity: 1, refillPerSecond: 1 });
+  assert.equal(tabs.sharing, "local", "Node has no Web Locks + IndexedDB: the budget works alone");
+  assert.equal(tabs.share, undefined);
+  await new RetryClient({ budget: tabs }).fetch(`${mock.url}/co/local`);
+  assert.equal(tabs.snapshot()[0].sharing, "local", "and snapshot() says so");
 });

@@ -25,7 +25,7 @@ window.flood = async (url, ms, share, limits) => {
       await new Promise((r) => setTimeout(r, 10));
     }
   }
-  return { sent, share: budget.share };
+  return { sent, share: budget.share, sharing: budget.snapshot().map((s) => s.sharing) };
 };
 window.once = async (url, share, limits) => {
   const client = new RetryClient({ budget: new Budget({ ...limits, share }), policy: { maxAttempts: 1 } });
@@ -117,6 +117,7 @@ test("three tabs flooding one scope through one shared budget never exceed capac
   try {
     const results = await Promise.all(pages.map((p) => p.evaluate(([url, l]) => window.flood(url, 3000, "flood", l), [`${mock.url}/shared/flood`, limits])));
     assert.deepEqual(results.map((r) => r.share), ["flood", "flood", "flood"]);
+    assert.deepEqual(results.map((r) => r.sharing), [["tabs"], ["tabs"], ["tabs"]], "snapshot() says how it is kept");
     const requests = mock.requests({ path: "/shared/flood" });
     // 10 at once plus 5 a second: at most 15 in any second (one more for a token that lands on
     // the window's edge); over 3 s, at most 10 + 3 × 5 = 25 in all.
