@@ -178,6 +178,26 @@ test("a 418 answered to one tab stops all three until it expires, with nothing a
   }
 });
 
+test("a tab closed in the middle of its flood loses nothing for the others: its lock goes, its spending stays", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(2);
+  try {
+    const url = `${mock.url}/shared/closing`;
+    const closing = pages[0].evaluate(([u, l]) => window.flood(u, 5000, "closing", l), [url, limits]).catch(() => "closed");
+    await new Promise((r) => setTimeout(r, 700));
+    await pages[0].close(); // mid-step as likely as not: the browser releases its Web Lock
+    assert.equal(await closing, "closed");
+    const before = mock.requests({ path: url.slice(mock.url.length) }).length;
+    const after = await pages[1].evaluate(([u, l]) => window.flood(u, 2000, "closing", l), [url, limits]);
+    const requests = mock.requests({ path: "/shared/closing" });
+    assert.ok(after.sent > 0, "the other tab goes on");
+    assert.equal(requests.length, before + after.sent);
+    // The closed tab's spending stays spent: together still within the one bucket.
+    assert.ok(busiestSecond(requests) <= 16, `busiest second: ${busiestSecond(requests)}`);
+  } finally {
+    await close();
+  }
+});
+
 test("a tab opened during a ban joins it: refused without a request", { timeout: 60_000 }, async () => {
   const { pages, close } = await tabs(1);
   try {
