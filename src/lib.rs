@@ -27,6 +27,7 @@
 
 pub mod backoff;
 pub mod budget;
+pub mod builders;
 pub mod canonical_url;
 pub mod classify;
 pub mod contention;

@@ -116,6 +116,18 @@ impl SharedBudget {
 }
 
 impl SharedBudget {
+    /// A budget for Rust callers, from its limits; `share` names it across the origin's tabs and
+    /// workers as the JavaScript `share` option does (this realm's alone where the platform cannot).
+    pub fn from_config(config: BudgetConfig, share: Option<&str>) -> SharedBudget {
+        let share = share.filter(|_| guard::share_available()).map(|name| Share::Tabs(Rc::from(name)));
+        SharedBudget::with(Budget::new(config), share)
+    }
+
+    /// The core budget behind it, and how it is shared.
+    pub(super) fn held(&self) -> Held {
+        Held { budget: Rc::clone(&self.shared), share: self.share.clone() }
+    }
+
     fn sharing_name(&self) -> &'static str {
         match &self.share {
             None => "local",

@@ -55,6 +55,8 @@ pub(super) struct Client {
     pub draws: RefCell<Draws>,
     pub fetcher: Fetcher,
     pub on_attempt: Option<JsValue>,
+    /// The Rust API's observer of every record (before `on_attempt`).
+    pub observer: Option<Observer>,
     pub on_escalation: Option<JsValue>,
     pub store: Store,
     pub secrets: Secrets,
@@ -80,6 +82,7 @@ impl RetryClient {
             draws: RefCell::new(Draws::scripted(options.draws, seed)),
             fetcher: options.fetcher,
             on_attempt: options.on_attempt,
+            observer: None,
             on_escalation: options.on_escalation,
             store: options.store.unwrap_or_else(Store::memory),
             secrets: options.secrets,
@@ -96,7 +99,7 @@ impl RetryClient {
         match self.core.prepare(now, wall, &input, &init, &options) {
             Ok(call) => {
                 let core = self.core.clone();
-                promise(async move { core.run(call).await })
+                promise(async move { core.run(call).await.map_err(Failed::into_js) })
             }
             Err(error) => Promise::reject(&error),
         }
@@ -104,7 +107,7 @@ impl RetryClient {
 }
 
 /// A seed from `crypto.getRandomValues`, or from the clocks where there is none.
-fn entropy() -> u64 {
+pub(super) fn entropy() -> u64 {
     match guard::random() {
         Some(bits) => bits,
         None => clock::wall_now() ^ clock::now().rotate_left(32),
@@ -152,6 +155,27 @@ pub(super) struct Call {
     on_attempt: Option<JsValue>,
 }
 
+/// The Rust API's observer of attempt records.
+pub(super) type Observer = Rc<dyn Fn(&AttemptRecord)>;
+
+/// How a call ended without its response.
+pub(super) enum Failed {
+    /// The operation stopped: why, and what it saw.
+    Stopped(Box<Failure>),
+    /// What JavaScript threw, handed on as it is (a request body that could not be read).
+    Thrown(JsValue),
+}
+
+impl Failed {
+    /// As JavaScript sees it: a `RetryError`, or what was thrown.
+    pub(super) fn into_js(self) -> JsValue {
+        match self {
+            Failed::Stopped(failure) => retry_error(&failure),
+            Failed::Thrown(error) => error,
+        }
+    }
+}
+
 /// How a call settles when the shell gives up on a pending step.
 struct Interrupted {
     reason: Reason,
@@ -187,6 +211,18 @@ impl Client {
         options: &JsValue,
     ) -> Result<Box<Call>, JsValue> {
         let call = CallOptions::parse(options, &self.policy)?;
+        self.prepare_call(now, wall, input, init, call)
+    }
+
+    /// A call from options already read (by the JavaScript or the Rust API).
+    pub(super) fn prepare_call(
+        &self,
+        now: u64,
+        wall: u64,
+        input: &JsValue,
+        init: &JsValue,
+        call: CallOptions,
+    ) -> Result<Box<Call>, JsValue> {
         let template = RequestTemplate::new(input, init, matches!(self.fetcher, Fetcher::Global))?;
         // The request's signal can abort only if it follows one of the caller's: listening to
         // a signal that never aborts would cost a listener on every wait.
@@ -231,7 +267,7 @@ impl Client {
 
     /// Each step's future is boxed while it runs, so that a pending call holds only its
     /// current step: 100 000 pending calls each kept every step's state inline before.
-    async fn run(&self, mut call: Box<Call>) -> Result<JsValue, JsValue> {
+    pub(super) async fn run(&self, mut call: Box<Call>) -> Result<JsValue, Failed> {
         if call.key.is_some() {
             if let Err(settled) = Box::pin(self.claim(&mut call)).await {
                 return settled;
@@ -244,7 +280,7 @@ impl Client {
         };
         match buffered {
             Ok(()) => {}
-            Err(Unread::Failed(error)) => return Err(error),
+            Err(Unread::Failed(error)) => return Err(Failed::Thrown(error)),
             Err(Unread::Cut(cut)) => {
                 let why = Interrupted { reason: cut_reason(cut), pending: Pending::RequestBody, detail: None };
                 let stop = self.interrupt(&mut call, why);
@@ -292,7 +328,7 @@ impl Client {
     }
 
     /// Claims the call's key; `Err` is how the call settles when it may not run.
-    async fn claim(&self, call: &mut Call) -> Result<(), Result<JsValue, JsValue>> {
+    async fn claim(&self, call: &mut Call) -> Result<(), Result<JsValue, Failed>> {
         let key = call.key.clone().unwrap_or_default();
         let latest_start = call.op.deadline_at().saturating_sub(call.op.policy().admission_ms());
         let latest_start_wall = clock::wall_now().saturating_add(latest_start.saturating_sub(clock::now()));
@@ -322,7 +358,7 @@ impl Client {
                 }
             }
             Ok(Claimed::Refused(refusal, records)) => {
-                return Err(Err(self.refused(&call.template, &key, refusal, &records)))
+                return Err(Err(Failed::Stopped(self.refused(&call.template, &key, refusal, &records))))
             }
             Err(fault) => {
                 let stop = self.interrupt(call, fault.into());
@@ -469,7 +505,7 @@ impl Client {
 
     /// The operation stopped: its state is finished in the store (within the deadline: a
     /// store that hangs is noted, not waited for), its records reported, its promise settled.
-    async fn settle(&self, mut call: Box<Call>, stop: Stop) -> Result<JsValue, JsValue> {
+    async fn settle(&self, mut call: Box<Call>, stop: Stop) -> Result<JsValue, Failed> {
         if let (true, Some(key)) = (call.owns_key, call.key.clone()) {
             // Not cut by the caller's abort: an aborted order must still be kept unresolved.
             // Bounded like one attempt, and by the deadline: a hanging store delays no answer for long.
@@ -491,7 +527,7 @@ impl Client {
     }
 
     /// Reports the last records and settles, without touching the store.
-    fn settle_now(&self, call: &mut Call, stop: Stop) -> Result<JsValue, JsValue> {
+    fn settle_now(&self, call: &mut Call, stop: Stop) -> Result<JsValue, Failed> {
         self.report(&call.op, &mut call.reported, call.on_attempt.as_ref());
         let response = call.last_response.take();
         if stop.reason == Reason::Success {
@@ -505,22 +541,27 @@ impl Client {
             Some(text::join(&[pending_name(pending), " was still pending when the last attempt timed out"]))
         };
         let note = call.note.take().or_else(cut_short);
-        Err(self.error(Failure {
+        Err(Failed::Stopped(Box::new(Failure {
             stop,
-            method: &call.template.method,
-            url: call.op.url().unwrap_or_default(),
-            key: call.op.key(),
+            method: call.template.method.clone(),
+            url: call.op.url().unwrap_or_default().to_owned(),
+            key: call.op.key().map(str::to_owned),
             response,
-            records: call.op.records(),
-            records_js: JsValue::UNDEFINED,
+            records: call.op.records().to_vec(),
             detail: None,
-            note: note.as_deref(),
+            note,
             cause: call.last_cause.take(),
-        }))
+        })))
     }
 
-    /// The `RetryError` for a key that may not run now; its records are the saved operation's.
-    fn refused(&self, template: &RequestTemplate, key: &str, refusal: Refusal, records: &[AttemptRecord]) -> JsValue {
+    /// The failure for a key that may not run now; its records are the saved operation's.
+    fn refused(
+        &self,
+        template: &RequestTemplate,
+        key: &str,
+        refusal: Refusal,
+        records: &[AttemptRecord],
+    ) -> Box<Failure> {
         let detail = match refusal {
             Refusal::Unresolved => text::join(&[
                 "key \"",
@@ -529,26 +570,17 @@ impl Client {
             ]),
             Refusal::InUse => text::join(&["key \"", key, "\" is being run by another client sharing the store"]),
         };
-        self.error(Failure {
+        Box::new(Failure {
             stop: Stop { reason: Reason::UnknownOutcome, at_ms: 0 },
-            method: &template.method,
-            url: &self.secrets.url(&template.url),
-            key: Some(key),
+            method: template.method.clone(),
+            url: self.secrets.url(&template.url),
+            key: Some(key.to_owned()),
             response: JsValue::UNDEFINED,
-            records,
-            records_js: JsValue::UNDEFINED,
-            detail: Some(&detail),
+            records: records.to_vec(),
+            detail: Some(detail),
             note: None,
             cause: None,
         })
-    }
-
-    fn error(&self, mut failure: Failure) -> JsValue {
-        match to_js(&failure.records) {
-            Ok(records) => failure.records_js = records,
-            Err(error) => return error,
-        }
-        retry_error(failure)
     }
 
     /// Hands each record made since the last call to the client's `onAttempt`, then to the call's.
@@ -556,6 +588,9 @@ impl Client {
         let records = op.records();
         let observers = [self.on_attempt.as_ref(), call_observer];
         for record in records.iter().skip(*reported) {
+            if let Some(observer) = &self.observer {
+                observer(record);
+            }
             // Each observer gets its own copy: one cannot change what the other reads.
             for callback in observers.iter().flatten() {
                 if let Ok(value) = to_js(record) {

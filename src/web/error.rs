@@ -57,53 +57,65 @@ fn explain(reason: Reason, limit: Option<Limit>) -> &'static str {
     }
 }
 
-/// Everything a `RetryError` carries.
-pub struct Failure<'a> {
+/// An operation that stopped without success: everything a `RetryError` carries, and what the
+/// Rust API's [`crate::web::Error`] gives.
+pub struct Failure {
     pub stop: Stop,
-    pub method: &'a str,
+    pub method: String,
     /// Redacted.
-    pub url: &'a str,
-    pub key: Option<&'a str>,
+    pub url: String,
+    pub key: Option<String>,
     /// The last response, its URL already redacted.
     pub response: JsValue,
-    pub records: &'a [AttemptRecord],
-    pub records_js: JsValue,
+    pub records: Vec<AttemptRecord>,
     /// Replaces the standard explanation of the reason.
-    pub detail: Option<&'a str>,
+    pub detail: Option<String>,
     /// Added after the explanation (redacted): what was pending, what the store said.
-    pub note: Option<&'a str>,
+    pub note: Option<String>,
     /// The platform's or the store's error, as a redacted copy.
     pub cause: Option<JsValue>,
 }
 
-/// A `RetryError` (or, before the class is registered, an `Error` shaped like one).
-pub fn retry_error(failure: Failure) -> JsValue {
-    let reason = failure.stop.reason.as_str();
-    let sent = wire_requests(failure.records);
-    let plural = if sent == 1 { "" } else { "s" };
-    let limit = failure.records.last().and_then(|r| r.limit);
-    let mut message = text::join(&[
-        failure.method,
-        " ",
-        failure.url,
-        ": ",
-        reason,
-        " after ",
-        &text::number(u64::from(sent)),
-        " request",
-        plural,
-        ": ",
-        failure.detail.unwrap_or(explain(failure.stop.reason, limit)),
-    ]);
-    if let Some(note) = failure.note {
-        message.push_str(" (");
-        message.push_str(note);
-        message.push(')');
+impl Failure {
+    /// "POST https://…/order: unknown-outcome after 1 request: the order may have executed; …"
+    pub fn message(&self) -> String {
+        let sent = wire_requests(&self.records);
+        let plural = if sent == 1 { "" } else { "s" };
+        let limit = self.records.last().and_then(|r| r.limit);
+        let mut message = text::join(&[
+            &self.method,
+            " ",
+            &self.url,
+            ": ",
+            self.stop.reason.as_str(),
+            " after ",
+            &text::number(u64::from(sent)),
+            " request",
+            plural,
+            ": ",
+            self.detail.as_deref().unwrap_or(explain(self.stop.reason, limit)),
+        ]);
+        if let Some(note) = &self.note {
+            message.push_str(" (");
+            message.push_str(note);
+            message.push(')');
+        }
+        message
     }
+}
+
+/// A `RetryError` (or, before the class is registered, an `Error` shaped like one).
+pub fn retry_error(failure: &Failure) -> JsValue {
+    let records = match super::to_js(&failure.records) {
+        Ok(records) => records,
+        Err(error) => return error,
+    };
+    let reason = failure.stop.reason.as_str();
+    let message = failure.message();
     let details = Object::new();
     let _ = Reflect::set(&details, &"response".into(), &failure.response);
-    let _ = Reflect::set(&details, &"records".into(), &failure.records_js);
-    if let Some(key) = failure.key {
+    let _ = Reflect::set(&details, &"records".into(), &records);
+    if let Some(key) = &failure.key {
         let _ = Reflect::set(&details, &"key".into(), &key.into());
     }
     if let Some(cause) = &failure.cause {
@@ -118,7 +130,7 @@ pub fn retry_error(failure: Failure) -> JsValue {
     error.set_name("RetryError");
     let _ = Reflect::set(&error, &"reason".into(), &reason.into());
     let _ = Reflect::set(&error, &"response".into(), &failure.response);
-    let _ = Reflect::set(&error, &"records".into(), &failure.records_js);
+    let _ = Reflect::set(&error, &"records".into(), &records);
     if let Some(cause) = &failure.cause {
         let _ = Reflect::set(&error, &"cause".into(), cause);
     }

@@ -74,6 +74,23 @@ impl Attempt {
 }
 
 /// Sends one attempt and waits for its response (and its body, with `read_body`) for at most `limit_ms`.
+/// Aborts an attempt's controller when dropped armed: its future was dropped while it waited.
+struct AbortOnDrop<'a>(Option<&'a AbortController>);
+
+impl AbortOnDrop<'_> {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for AbortOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(controller) = self.0 {
+            abort::abort(controller, false);
+        }
+    }
+}
+
 pub async fn send(
     fetcher: &Fetcher,
     template: &RequestTemplate,
@@ -89,6 +106,8 @@ pub async fn send(
         return Attempt::broken("no AbortController could be made".to_owned());
     };
     let race = Race::new().cut_after(limit_ms, Cut::Timeout).cut_on_abort(abort);
+    // Until the attempt has its answer, dropping this future (the Rust API's cancel) aborts it.
+    let in_flight = AbortOnDrop(Some(&controller));
     // Counted as sent: never seen in practice, and an order is safer called unknown than repeated.
     let (input, init) = match template.for_attempt(&controller.signal()) {
         Ok(arguments) => arguments,
@@ -114,6 +133,7 @@ pub async fn send(
     };
     let used_weight = head.used_weight;
     if !read_body {
+        in_flight.disarm();
         return Attempt {
             outcome,
             response: Some(Received::passed_on(value, controller)),
@@ -142,6 +162,7 @@ pub async fn send(
             return Attempt::cut(cut, Pending::Body);
         }
     };
+    in_flight.disarm();
     let face = match response::face(&value) {
         Ok(face) => face,
         Err(why) => return Attempt::broken(why),

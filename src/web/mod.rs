@@ -28,13 +28,16 @@ mod spawn;
 mod store;
 mod text;
 mod timer;
+mod typed;
 mod value;
 mod wake;
 
 pub use budget::SharedBudget;
 pub use client::RetryClient;
 pub use error::set_error_class;
+pub use reconcile::Reconciled;
 pub use replay::replay_js;
+pub use typed::{CallOptions, Client, ClientBuilder, Error, Stopped};
 
 use wasm_bindgen::JsValue;
 

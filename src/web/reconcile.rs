@@ -4,14 +4,18 @@
 //! The reconciliation's deadline is fixed when it is called and bounds every wait: the
 //! caller's query (which gets a signal, but may ignore it) and every store call.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
 use js_sys::{Object, Promise};
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortController, AbortSignal};
 
 use super::abort::{self, AbortWatch};
-use super::client::{ignore_rejection, Client, RetryClient};
+use super::client::{ignore_rejection, Client, Failed, RetryClient};
 use super::clock;
-use super::error::{cause, invalid, retry_error, type_error, Failure};
+use super::error::{cause, invalid, type_error, Failure};
 use super::guard;
 use super::keyed::Keyed;
 use super::options::signal;
@@ -29,7 +33,7 @@ use crate::machine::{Action, Operation, Outcome, Start};
 use crate::policy::Policy;
 use crate::reason::{Reason, Stop};
 use crate::reconcile::{reconciliation_policy, Evidence};
-use crate::record::Pending;
+use crate::record::{AttemptRecord, Pending};
 
 #[wasm_bindgen(js_class = RetryClient)]
 impl RetryClient {
@@ -40,7 +44,7 @@ impl RetryClient {
         match self.core.prepare_reconcile(now, wall, &key, query, &options) {
             Ok(run) => {
                 let core = self.core.clone();
-                promise(async move { core.reconcile(run).await })
+                promise(async move { core.reconcile(run).await.map_err(Failed::into_js)?.to_js() })
             }
             Err(error) => Promise::reject(&error),
         }
@@ -50,7 +54,11 @@ impl RetryClient {
     pub fn resolve(&self, key: JsValue, state: JsValue) -> Promise {
         let core = self.core.clone();
         let started = clock::now();
-        promise(async move { core.resolve(started, key, state).await })
+        promise(async move {
+            let key = key_of("resolve", &key)?;
+            let evidence = state.as_string().and_then(|s| Evidence::from_name(&s));
+            core.resolve(started, &key, evidence).await.map_err(Failed::into_js)?.to_js()
+        })
     }
 }
 
@@ -58,32 +66,51 @@ fn key_of(context: &str, key: &JsValue) -> Result<String, JsValue> {
     loose(key, "key").and_then(|given| crate::input::name("key", &given)).map_err(|e| invalid(context, &e))
 }
 
-/// A plain result object: `{ key, resolved, state, escalated, records }`, and `storeError`
-/// when the store could not be brought up to date.
-fn outcome(
-    key: &str,
-    resolved: bool,
-    state: Option<Evidence>,
-    escalated: bool,
-    records: JsValue,
-    store_error: Option<&str>,
-) -> Result<JsValue, JsValue> {
-    let result = Object::new();
-    guard::reflect_set(&result, "key", &key.into())?;
-    guard::reflect_set(&result, "resolved", &resolved.into())?;
-    guard::reflect_set(&result, "state", &to_js(&state)?)?;
-    guard::reflect_set(&result, "escalated", &escalated.into())?;
-    guard::reflect_set(&result, "records", &records)?;
-    if let Some(detail) = store_error {
-        guard::reflect_set(&result, "storeError", &detail.into())?;
+/// How a reconciliation (or a resolution by hand) ended.
+#[derive(Clone, Debug)]
+pub struct Reconciled {
+    pub key: String,
+    /// The evidence settled it: the key is gone from the store.
+    pub resolved: bool,
+    /// The last evidence the queries found, or the state given by hand.
+    pub state: Option<Evidence>,
+    /// The policy ran out unresolved: an operator must look (the store keeps the key, marked).
+    pub escalated: bool,
+    /// The queries, as attempt records.
+    pub records: Vec<AttemptRecord>,
+    /// The store could not be brought up to date: what it said.
+    pub store_error: Option<String>,
+}
+
+impl Reconciled {
+    /// `{ key, resolved, state, escalated, records }`, and `storeError` when the store failed.
+    fn to_js(&self) -> Result<JsValue, JsValue> {
+        let result = Object::new();
+        guard::reflect_set(&result, "key", &self.key.as_str().into())?;
+        guard::reflect_set(&result, "resolved", &self.resolved.into())?;
+        guard::reflect_set(&result, "state", &to_js(&self.state)?)?;
+        guard::reflect_set(&result, "escalated", &self.escalated.into())?;
+        guard::reflect_set(&result, "records", &to_js(&self.records)?)?;
+        if let Some(detail) = &self.store_error {
+            guard::reflect_set(&result, "storeError", &detail.as_str().into())?;
+        }
+        Ok(result.into())
     }
-    Ok(result.into())
+}
+
+/// The Rust API's status query: attempt and signal in, what it found (or why it failed) out.
+pub(super) type RustQuery = Rc<dyn Fn(u32, AbortSignal) -> Pin<Box<dyn Future<Output = Result<Evidence, String>>>>>;
+
+/// The caller's status query: a JavaScript function, or the Rust API's closure.
+pub(super) enum Query {
+    Js(JsValue),
+    Rust(RustQuery),
 }
 
 /// A reconciliation, prepared when it is called: its deadline counts from then.
 pub(super) struct Reconciliation {
     key: String,
-    query: JsValue,
+    query: Query,
     start: Start,
     called_at: (u64, u64),
     abort: AbortWatch,
@@ -103,17 +130,22 @@ impl Client {
             return Err(type_error("reconcile: query must be a function"));
         }
         let (policy, signal) = reconcile_options(options).map_err(|e| invalid("reconcile options", &e))?;
-        let start = status_start(&key, policy, "reconcile");
-        Ok(Reconciliation {
-            key,
-            query,
-            start,
-            called_at: (now, wall),
-            abort: AbortWatch::new(signal.into_iter().collect()),
-        })
+        Ok(Client::reconciliation(key, Query::Js(query), policy, signal, (now, wall)))
     }
 
-    async fn reconcile(&self, run: Reconciliation) -> Result<JsValue, JsValue> {
+    /// A reconciliation of `key` by `query` under `policy` (from [`reconciliation_policy`]).
+    pub(super) fn reconciliation(
+        key: String,
+        query: Query,
+        policy: Policy,
+        signal: Option<AbortSignal>,
+        called_at: (u64, u64),
+    ) -> Reconciliation {
+        let start = status_start(&key, policy, "reconcile");
+        Reconciliation { key, query, start, called_at, abort: AbortWatch::new(signal.into_iter().collect()) }
+    }
+
+    pub(super) async fn reconcile(&self, run: Reconciliation) -> Result<Reconciled, Failed> {
         let Reconciliation { key, query, mut start, called_at: (now, wall), abort } = run;
         let keyed = Keyed { store: &self.store, key: &key, owner: &self.owner };
         let deadline = now.saturating_add(start.policy.deadline_ms());
@@ -123,11 +155,11 @@ impl Client {
         };
         if saved.as_ref().is_some_and(Saved::is_running) {
             // Its owner is still submitting it: that operation's own outcome comes first.
-            return Err(type_error(&text::join(&[
+            return Err(Failed::Thrown(type_error(&text::join(&[
                 "reconcile: key \"",
                 &key,
                 "\" is still running; reconcile it once it has ended",
-            ])));
+            ]))));
         }
         if let Some(saved) = &saved {
             // Its queries spend the budget of the scope the order was sent to.
@@ -145,7 +177,7 @@ impl Client {
             self.report(&op, &mut reported, None);
             action = match action {
                 Action::Send { attempt, timeout_ms } => {
-                    let found = ask(&query, attempt, timeout_ms, &abort).await?;
+                    let found = ask(&query, attempt, timeout_ms, &abort).await.map_err(Failed::Thrown)?;
                     self.enter_budget(&op).await;
                     let (now, wall) = (clock::now(), clock::wall_now());
                     let next =
@@ -179,29 +211,34 @@ impl Client {
             op.note_store_failure(detail.clone());
         }
         self.report(&op, &mut reported, None);
-        let result = outcome(&key, resolved, evidence, escalated, to_js(&op.records())?, store_error.as_deref())?;
+        let result =
+            Reconciled { key, resolved, state: evidence, escalated, records: op.records().to_vec(), store_error };
         if let (true, Some(callback)) = (escalated, &self.on_escalation) {
             // A throwing callback must not lose the result.
-            if let Ok(returned) = guard::call(callback, &JsValue::UNDEFINED, &[&result]) {
+            if let Ok(returned) = result.to_js().and_then(|r| guard::call(callback, &JsValue::UNDEFINED, &[&r])) {
                 ignore_rejection(&returned);
             }
         }
         Ok(result)
     }
 
-    async fn resolve(&self, started: u64, key: JsValue, state: JsValue) -> Result<JsValue, JsValue> {
-        let key = key_of("resolve", &key)?;
-        let evidence =
-            state.as_string().and_then(|s| Evidence::from_name(&s)).filter(|e| e.resolves()).ok_or_else(|| {
-                invalid("resolve", &InvalidOption::new("state", Problem::UnknownName { allowed: RESOLVING }))
-            })?;
+    /// Closes `key` by hand with `state`, which must settle it (`None`: a name no evidence has).
+    pub(super) async fn resolve(&self, started: u64, key: &str, state: Option<Evidence>) -> Result<Reconciled, Failed> {
+        let key = key.to_owned();
+        let evidence = state.filter(|e| e.resolves()).ok_or_else(|| {
+            Failed::Thrown(invalid(
+                "resolve",
+                &InvalidOption::new("state", Problem::UnknownName { allowed: RESOLVING }),
+            ))
+        })?;
         // Each store call is bounded like one attempt of the client's policy.
         let mut op = Operation::begin(self.resolution_start(&key), started, clock::wall_now());
         let keyed = Keyed { store: &self.store, key: &key, owner: &self.owner };
         let race = within(op.deadline_at(), None);
         match keyed.load(&race).await {
             Ok(saved) if saved.as_ref().is_some_and(Saved::is_running) => {
-                return Err(type_error(&text::join(&["resolve: key \"", &key, "\" is still running, not unresolved"])))
+                let running = text::join(&["resolve: key \"", &key, "\" is still running, not unresolved"]);
+                return Err(Failed::Thrown(type_error(&running)));
             }
             Ok(_) => {}
             Err(fault) => return Err(self.store_failure(&mut op, fault)),
@@ -209,7 +246,14 @@ impl Client {
         if let Err(fault) = self.store.delete(&key, &race).await {
             return Err(self.store_failure(&mut op, fault));
         }
-        outcome(&key, true, Some(evidence), false, js_sys::Array::new().into(), None)
+        Ok(Reconciled {
+            key,
+            resolved: true,
+            state: Some(evidence),
+            escalated: false,
+            records: Vec::new(),
+            store_error: None,
+        })
     }
 
     /// A start for `resolve`: its deadline is one attempt timeout of the client's policy.
@@ -219,8 +263,8 @@ impl Client {
         status_start(key, policy, "resolve")
     }
 
-    /// The `RetryError` (reason `store`, or `deadline`/`aborted` when a store call was cut).
-    fn store_failure(&self, op: &mut Operation, fault: Fault) -> JsValue {
+    /// Reason `store` (or `deadline`/`aborted` when a store call was cut).
+    fn store_failure(&self, op: &mut Operation, fault: Fault) -> Failed {
         let now = clock::now();
         let (reason, pending) = match &fault {
             Fault::Failed { pending, .. } => (Reason::Store, *pending),
@@ -230,23 +274,18 @@ impl Client {
         let detail = self.secrets.text(&fault.describe());
         let stop: Stop = op.cancel(now, reason, Some(pending), &mut self.budget.borrow_mut());
         op.note_store_failure(detail.clone());
-        let records_js = match to_js(&op.records()) {
-            Ok(records) => records,
-            Err(error) => return error,
-        };
         let target = text::join(&["key \"", op.key().unwrap_or_default(), "\""]);
-        retry_error(Failure {
+        Failed::Stopped(Box::new(Failure {
             stop,
-            method: "reconcile",
-            url: &target,
-            key: op.key(),
+            method: "reconcile".to_owned(),
+            url: target,
+            key: op.key().map(str::to_owned),
             response: JsValue::UNDEFINED,
-            records: op.records(),
-            records_js,
+            records: op.records().to_vec(),
             detail: None,
-            note: Some(&detail),
             cause: Some(cause("Error", &detail)),
-        })
+            note: Some(detail),
+        }))
     }
 }
 
@@ -297,13 +336,23 @@ fn reconcile_options(options: &JsValue) -> Result<(Policy, Option<AbortSignal>),
 }
 
 /// One status query, bounded by `timeout_ms` (it gets a signal, but may ignore it).
-async fn ask(query: &JsValue, attempt: u32, timeout_ms: u64, abort: &AbortWatch) -> Result<Outcome, JsValue> {
+async fn ask(query: &Query, attempt: u32, timeout_ms: u64, abort: &AbortWatch) -> Result<Outcome, JsValue> {
     let controller = AbortController::new()?;
     let race = Race::new().cut_after(timeout_ms, Cut::Timeout).cut_on_abort(abort);
-    let argument = Object::new();
-    guard::reflect_set(&argument, "attempt", &attempt.into())?;
-    guard::reflect_set(&argument, "signal", &controller.signal())?;
-    let answer = race.wait_call(guard::call(query, &JsValue::UNDEFINED, &[&argument])).await;
+    let asked = match query {
+        Query::Js(query) => {
+            let argument = Object::new();
+            guard::reflect_set(&argument, "attempt", &attempt.into())?;
+            guard::reflect_set(&argument, "signal", &controller.signal())?;
+            guard::call(query, &JsValue::UNDEFINED, &[&argument])
+        }
+        // The Rust query's future as a promise: one race for both kinds.
+        Query::Rust(query) => {
+            let found = query(attempt, controller.signal());
+            Ok(promise(async move { found.await.map(|e| e.name().into()).map_err(|e| JsValue::from_str(&e)) }).into())
+        }
+    };
+    let answer = race.wait_call(asked).await;
     let observed = match answer {
         Ended::Settled(Ok(value)) => {
             return match value.as_string().as_deref().and_then(Evidence::from_name) {
