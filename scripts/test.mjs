@@ -1,7 +1,7 @@
 // npm test: every test of the project, on a fresh machine too (it installs what is missing).
 //   1. the native core (cargo test)         4. the shell in headless Chrome (wasm-pack test)
 //   2. the package build (wasm-pack, wasm-opt -O1)   5. node --test: mock exchange, client, replay, package in workerd and Vite
-//   3. the shell in Node (wasm-pack test)
+//   3. the shell in Node (wasm-pack test), and examples/rust-dashboard (a crate on the typed API) in Chrome
 // Usage: node scripts/test.mjs [--only rust|wasm|js]
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
@@ -13,10 +13,10 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
 const results = [];
 
-function step(name, cmd, args, env = {}) {
+function step(name, cmd, args, env = {}, cwd = root) {
   const started = Date.now();
   console.log(`\n── ${name}: ${cmd} ${args.join(" ")}`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+  const r = spawnSync(cmd, args, { cwd, stdio: "inherit", env: { ...process.env, ...env } });
   const ok = r.status === 0;
   results.push({ name, ok, seconds: Math.round((Date.now() - started) / 1000) });
   return ok;
@@ -58,6 +58,8 @@ if (!only || only === "wasm") {
   try {
     step("shell in Node", "wasm-pack", ["test", "--node", "--test", "node"], env);
     step("shell in headless Chrome", "wasm-pack", ["test", "--headless", "--chrome", "--chromedriver", "/usr/bin/chromedriver", "--test", "web"], env);
+    // A user's crate on the typed Rust API, as its own tests run it (issue 13).
+    step("Rust consumer crate in headless Chrome", "wasm-pack", ["test", "--headless", "--chrome", "--chromedriver", "/usr/bin/chromedriver"], env, `${root}examples/rust-dashboard`);
   } finally {
     mock.stop();
   }
