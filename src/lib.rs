@@ -1,19 +1,79 @@
+#![warn(missing_docs)]
 //! # retryline
 //!
-//! A retry-policy core that performs no I/O and reads no clock. It decides, attempt
-//! by attempt, whether to **send**, **sleep** or **stop**; a thin shell (`web`, built
-//! only for `wasm32`) turns those decisions into real `fetch` calls and timers.
+//! Retries that can say why a request was, or was not, sent again: capped exponential backoff
+//! with jitter; attempts, an absolute deadline and a shared budget as limits; provider waits
+//! (`Retry-After`, throttles and bans over a whole scope) never shortened; orders whose outcome
+//! is unknown reconciled, never resent; a redacted record of every attempt, sent or refused.
+//!
+//! One core performs no I/O and reads no clock: it decides, attempt by attempt, whether to
+//! **send**, **sleep** or **stop**. A thin shell (`web`, built for `wasm32`) turns those
+//! decisions into real `fetch` calls and timers, for JavaScript (the npm package) and for Rust.
 //!
 //! ```text
-//!   JS caller ─▶ js/ entry ─▶ web shell: fetch, performance.now(), Date.now(),
-//!                              │          setTimeout, AbortController
-//!                              ▼
+//!   JS caller ─▶ js/ entry ─▶ web::RetryClient ─┐
+//!   Rust dashboard ─────────▶ web::Client ──────┴▶ the shell's steps: fetch, timers, AbortController
+//!                                                      │
+//!                                                      ▼
 //!        core (this crate without `web`): Operation, Policy, Budget, records
 //! ```
 //!
+//! ## A Rust dashboard on wasm32 (Leptos, Yew, Dioxus, `wasm-pack test`)
+//!
+//! ```ignore
+//! // wasm32 only: the `web` module. examples/rust-dashboard is this, with its tests.
+//! use retryline::web::{CallOptions, Client, Error};
+//! use retryline::{Policy, Reason};
+//!
+//! async fn price(client: &Client) -> Result<web_sys::Response, Error> {
+//!     client.get("https://api.binance.com/api/v3/ticker/price?symbol=BTCUSDT", CallOptions::default()).await
+//! }
+//!
+//! let client = Client::new(Policy::builder().max_attempts(4).attempt_timeout_ms(2_000).deadline_ms(8_000).build()?);
+//! match price(&client).await {
+//!     Ok(response) => { /* show it */ }
+//!     Err(error) if error.reason() == Some(Reason::Banned) => { /* say so; nothing is sent until it ends */ }
+//!     Err(error) => log(&error.to_string()), // "GET https://…: deadline after 2 requests: …"
+//! }
+//! ```
+//!
+//! Dropping the future cancels the call (its timers cleared, its request aborted). Orders:
+//! `client.send("POST", url, headers, Some(body), CallOptions::order(key))`; an
+//! [`Reason::UnknownOutcome`] is settled with `client.reconcile(key, query, None, None)`.
+//!
+//! ## The core without I/O (native, or any runtime)
+//!
+//! ```
+//! use retryline::budget::Budget;
+//! use retryline::{Action, Draws, Operation, OperationKind, Outcome, Policy, Priority, Start};
+//!
+//! let policy = Policy::builder().base_delay_ms(100).deadline_ms(5_000).attempt_timeout_ms(1_000).build()?;
+//! let start = Start {
+//!     policy, kind: OperationKind::Read, priority: Priority::Read, scope: "https://api.example".into(),
+//!     weight: 1, key: None, method: Some("GET".into()), url: Some("https://api.example/x".into()),
+//! };
+//! let (mut draws, mut budget) = (Draws::seeded(7), Budget::default());
+//! let (mut now, wall) = (0, 1_767_225_600_000); // monotonic ms, and wall-clock Unix ms
+//! let mut op = Operation::begin(start, now, wall);
+//! let mut action = op.start(now, &mut draws, &mut budget);
+//! let mut statuses = [503, 200].into_iter();
+//! loop {
+//!     action = match action {
+//!         Action::Send { .. } => {
+//!             now += 40; // the request took 40 ms and answered:
+//!             op.on_outcome(now, wall + now, &Outcome::response(statuses.next().unwrap()), &mut draws, &mut budget)
+//!         }
+//!         Action::Sleep { until } => { now = until; op.on_wake(now, &mut budget) }
+//!         Action::Stop(stop) => break assert_eq!(stop.reason, retryline::Reason::Success),
+//!     };
+//! }
+//! assert_eq!(op.records().iter().filter(|r| r.is_sent()).count(), 2);
+//! # Ok::<(), retryline::InvalidOption>(())
+//! ```
+//!
 //! ## Calling order
-//! 1. Build a [`Policy`] ([`Policy::from_options`]) and a [`Start`]; [`Operation::begin`]
-//!    fixes the deadline at `now + deadlineMs`.
+//! 1. Build a [`Policy`] ([`Policy::builder`], or [`Policy::from_options`] from JSON-like
+//!    options) and a [`Start`]; [`Operation::begin`] fixes the deadline at `now + deadlineMs`.
 //! 2. [`Operation::start`] proposes the initial attempt and returns an [`Action`].
 //! 3. On `Send`, make the request (abort it after `timeout_ms`) and feed the result to
 //!    [`Operation::on_outcome`]. On `Sleep`, wait until `until` and call
@@ -23,7 +83,7 @@
 //!
 //! Always pass `now` (monotonic ms) and, where HTTP-dates or durable state are
 //! involved, `wall_now` (Unix ms). Random delays come from [`Draws`], which the
-//! caller seeds. [`replay`] runs the same machine on a virtual clock.
+//! caller seeds. [`replay()`] runs the same machine on a virtual clock.
 
 pub mod backoff;
 pub mod budget;

@@ -109,6 +109,7 @@ impl SharedBudget {
         to_js(&scopes)
     }
 
+    /// This budget's id among the live ones: how `RetryClient` tells a real budget from a look-alike.
     #[wasm_bindgen(getter, js_name = __retrylineBudget, skip_typescript)]
     pub fn id(&self) -> u32 {
         self.id

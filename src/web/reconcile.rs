@@ -69,6 +69,7 @@ fn key_of(context: &str, key: &JsValue) -> Result<String, JsValue> {
 /// How a reconciliation (or a resolution by hand) ended.
 #[derive(Clone, Debug)]
 pub struct Reconciled {
+    /// The order's key.
     pub key: String,
     /// The evidence settled it: the key is gone from the store.
     pub resolved: bool,

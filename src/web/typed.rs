@@ -98,6 +98,7 @@ impl ClientBuilder {
         self
     }
 
+    /// The client.
     pub fn build(self) -> Client {
         let held =
             self.budget.unwrap_or_else(|| Held { budget: Rc::new(RefCell::new(Budget::default())), share: None });
@@ -126,6 +127,7 @@ pub struct CallOptions {
     pub policy: Option<Policy>,
     /// `read` or `order` (default: from the method — POST, PUT, PATCH and DELETE are orders).
     pub operation: Option<OperationKind>,
+    /// Who goes first when the budget is short (default: `order` for orders, `read` otherwise).
     pub priority: Option<Priority>,
     /// An order's client id: its state is kept under it, and it is never sent twice.
     pub key: Option<String>,
@@ -137,6 +139,7 @@ pub struct CallOptions {
     pub deadline_ms: Option<u64>,
     /// Aborting it ends the call with [`Reason::Aborted`].
     pub signal: Option<AbortSignal>,
+    /// Read the body inside the attempt timeout (default: the client's choice).
     pub read_body: Option<bool>,
 }
 
@@ -189,6 +192,7 @@ pub enum Error {
 /// An operation that stopped without success: what `RetryError` carries in JavaScript.
 #[derive(Debug)]
 pub struct Stopped {
+    /// Why it stopped.
     pub reason: Reason,
     /// "POST https://…/order: unknown-outcome after 1 request: the order may have executed; …"
     pub message: String,
@@ -257,6 +261,7 @@ impl Client {
         Client::builder().policy(policy).build()
     }
 
+    /// A builder over the defaults: [`Policy::default`], a budget of its own, memory for a store.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
