@@ -177,3 +177,41 @@ async fn an_order_whose_answer_is_lost_is_an_unknown_outcome_then_reconciled_nev
     assert_eq!(reconciled.state, Some(Evidence::Filled));
     assert_eq!(posted().await, before + 1, "one order on the wire in all");
 }
+
+/// A promise that resolves after `ms`.
+fn sleep(ms: i32) -> JsFuture {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let set_timeout: js_sys::Function = Reflect::get(&js_sys::global(), &"setTimeout".into()).unwrap().dyn_into().unwrap();
+        set_timeout.call2(&JsValue::UNDEFINED, &resolve, &ms.into()).unwrap();
+    });
+    JsFuture::from(promise)
+}
+
+#[wasm_bindgen_test]
+async fn dropping_the_future_aborts_the_request_in_flight() {
+    let path = "/cancel/ticker";
+    let before = server_log(path).await.len();
+    script(path, "GET", r#"[{"status":200,"delayMs":800}]"#).await;
+    let client = Client::new(quick_policy());
+    let url = format!("{}{path}", exchange());
+    let call_won = {
+        let mut call = std::pin::pin!(client.get(&url, CallOptions::default()));
+        let mut timer = sleep(200);
+        // Whichever is ready first: the call must not be (the server delays it 800 ms).
+        std::future::poll_fn(|cx| {
+            use std::future::Future;
+            use std::task::Poll;
+            if call.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(true);
+            }
+            std::pin::Pin::new(&mut timer).poll(cx).map(|_| false)
+        })
+        .await
+    }; // the call's future is dropped here, its request in flight
+    assert!(!call_won, "the server was told to answer late");
+    sleep(1_000).await;
+    let log: Array = control("GET", &format!("/__mock/requests?path={path}"), None).await.dyn_into().unwrap();
+    assert_eq!(log.length() as usize, before + 1);
+    let outcome = Reflect::get(&log.get(before as u32), &"outcome".into()).unwrap();
+    assert_eq!(outcome.as_string().as_deref(), Some("aborted"), "the server saw the client go away before it answered");
+}
