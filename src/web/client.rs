@@ -41,10 +41,11 @@ use crate::machine::{Action, Operation, Start};
 use crate::reason::{Reason, Stop};
 use crate::record::{AttemptRecord, Pending};
 
-/// Wraps `fetch` with a retry policy.
+/// Wraps `fetch` with a retry policy: the JavaScript face of [`super::Client`], whose shell it
+/// runs after reading its JavaScript options into the same Rust types.
 #[wasm_bindgen(js_name = RetryClient)]
 pub struct RetryClient {
-    pub(super) core: Rc<Client>,
+    pub(super) client: super::typed::Client,
 }
 
 pub(super) struct Client {
@@ -89,16 +90,16 @@ impl RetryClient {
             owner: text::hex16(entropy()),
             read_body: options.read_body,
         };
-        Ok(RetryClient { core: Rc::new(client) })
+        Ok(RetryClient { client: super::typed::Client { shell: Rc::new(client) } })
     }
 
     /// Like `fetch(input, init)`, with retries; resolves with the successful `Response`
     /// or rejects with a `RetryError`.
     pub fn fetch(&self, input: JsValue, init: JsValue, options: JsValue) -> Promise {
         let (now, wall) = (clock::now(), clock::wall_now());
-        match self.core.prepare(now, wall, &input, &init, &options) {
+        match self.client.shell.prepare(now, wall, &input, &init, &options) {
             Ok(call) => {
-                let core = self.core.clone();
+                let core = self.client.shell.clone();
                 promise(async move { core.run(call).await.map_err(Failed::into_js) })
             }
             Err(error) => Promise::reject(&error),

@@ -41,9 +41,9 @@ impl RetryClient {
     /// resolves to `{ key, resolved, state, escalated, records }`.
     pub fn reconcile(&self, key: JsValue, query: JsValue, options: JsValue) -> Promise {
         let (now, wall) = (clock::now(), clock::wall_now());
-        match self.core.prepare_reconcile(now, wall, &key, query, &options) {
+        match self.client.shell.prepare_reconcile(now, wall, &key, query, &options) {
             Ok(run) => {
-                let core = self.core.clone();
+                let core = self.client.shell.clone();
                 promise(async move { core.reconcile(run).await.map_err(Failed::into_js)?.to_js() })
             }
             Err(error) => Promise::reject(&error),
@@ -52,7 +52,7 @@ impl RetryClient {
 
     /// Closes an unknown outcome by hand with what the operator established (`filled`, `canceled`, …).
     pub fn resolve(&self, key: JsValue, state: JsValue) -> Promise {
-        let core = self.core.clone();
+        let core = self.client.shell.clone();
         let started = clock::now();
         promise(async move {
             let key = key_of("resolve", &key)?;
