@@ -93,7 +93,7 @@ export interface AttemptRecord {
   retryAfter: "seconds" | "date" | "unparseable" | "clamped" | "unreadable" | null;
   /** Wait imposed by the shared budget. */
   budgetWaitMs: number;
-  /** max(provider minimum, draw, budget wait) + spread: the wait before this attempt. */
+  /** max(provider minimum + spread, draw) + budget wait: the wait before this attempt. */
   plannedWaitMs: number;
   /** Time left before the deadline when the decision was made. */
   remainingMs: number;

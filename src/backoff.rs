@@ -19,7 +19,9 @@ pub fn window(base_ms: u64, cap_ms: u64, n: u32) -> u64 {
 /// One backoff step: the window it was drawn from and the delay drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
+    /// The backoff window the delay was drawn from, ms (already capped at `maxDelayMs` and [`MAX_TIMER_MS`]).
     pub window_ms: u64,
+    /// The delay drawn from that window, ms: how long to sleep before the retry.
     pub delay_ms: u64,
 }
 

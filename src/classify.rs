@@ -28,8 +28,10 @@ pub enum OperationKind {
 }
 
 impl OperationKind {
+    /// The accepted names, quoted, for an error that lists them.
     pub const NAMES: &'static str = "\"read\", \"idempotent\", \"order\"";
 
+    /// The kind an option names (`read`, `idempotent`, `order`); `None` for any other name.
     pub fn from_name(name: &str) -> Option<OperationKind> {
         match name {
             "read" => Some(OperationKind::Read),
@@ -48,6 +50,7 @@ impl OperationKind {
         }
     }
 
+    /// Whether repeating it is unsafe: a lost answer is then an unknown outcome, never a retry.
     pub fn is_order(self) -> bool {
         self == OperationKind::Order
     }

@@ -10,10 +10,12 @@ pub struct Rng {
 }
 
 impl Rng {
+    /// A generator whose whole sequence is fixed by `seed`.
     pub fn seeded(seed: u64) -> Self {
         Rng { state: seed }
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
@@ -45,6 +47,7 @@ pub struct Draws {
 }
 
 impl Draws {
+    /// No scripted delays: every delay is drawn from a generator seeded with `seed`.
     pub fn seeded(seed: u64) -> Self {
         Draws { scripted: Vec::new(), used: 0, rng: Rng::seeded(seed) }
     }
@@ -63,6 +66,7 @@ impl Draws {
         next
     }
 
+    /// The seeded generator, for draws beyond the scripted ones (delays, the `Retry-After` spread).
     pub fn rng(&mut self) -> &mut Rng {
         &mut self.rng
     }

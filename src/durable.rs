@@ -33,6 +33,7 @@ pub struct Saved {
     /// The last evidence a status query returned.
     #[serde(default)]
     pub last_evidence: Option<Evidence>,
+    /// The operation itself, as durable state.
     pub state: OperationState,
 }
 
@@ -49,6 +50,7 @@ pub enum Claim {
     Refuse(Refusal),
 }
 
+/// Why a client may not run a key now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
     /// An order under this key may have executed: reconcile it first.

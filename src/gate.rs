@@ -10,7 +10,9 @@ use crate::reason::Reason;
 /// Whether a proposed wait leaves room for a full attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fit {
+    /// The wait and a full attempt both fit before the deadline.
     Fits,
+    /// They do not: stop with this reason (`provider-wait` or `deadline`).
     TooLate(Reason),
 }
 

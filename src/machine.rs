@@ -27,9 +27,17 @@ use crate::retry_after::{self, ProviderWait, RetryAfterForm};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Send attempt `attempt` now, aborting it after `timeout_ms`; then call `on_outcome`.
-    Send { attempt: u32, timeout_ms: u64 },
+    Send {
+        /// The attempt's number: 1 for the initial request.
+        attempt: u32,
+        /// How long the request may take, ms: the attempt timeout, cut to the time left before the deadline.
+        timeout_ms: u64,
+    },
     /// Sleep until the monotonic instant `until`; then call `on_wake`.
-    Sleep { until: u64 },
+    Sleep {
+        /// The instant to wake at, monotonic ms.
+        until: u64,
+    },
     /// The operation is over.
     Stop(Stop),
 }
@@ -37,6 +45,7 @@ pub enum Action {
 /// What the shell saw of a sent attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
+    /// How the attempt ended: a response, a timeout, a network error, an abort.
     pub observed: Observed,
     /// The status, for `Observed::Response`.
     pub status: Option<u16>,
@@ -56,9 +65,11 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A response with `status`, without `Retry-After` or `Date` headers.
     pub fn response(status: u16) -> Self {
         Outcome { status: Some(status), ..Outcome::failure(Observed::Response) }
     }
+    /// An attempt that ended without a status (a timeout, a network error, an abort, an interruption).
     pub fn failure(observed: Observed) -> Self {
         Outcome {
             observed,
@@ -80,8 +91,11 @@ impl Outcome {
 /// Everything fixed when an operation begins.
 #[derive(Clone, Debug)]
 pub struct Start {
+    /// The retry policy: backoff windows, attempts, timeouts and the deadline.
     pub policy: Policy,
+    /// Whether repeating the request is safe (read, idempotent) or not (order).
     pub kind: OperationKind,
+    /// Its budget priority: how far into a bucket's reserve its attempts may dip.
     pub priority: Priority,
     /// Where provider limits apply; by default the URL origin.
     pub scope: String,
@@ -89,6 +103,7 @@ pub struct Start {
     pub weight: u32,
     /// The operation's identity, e.g. a client order id.
     pub key: Option<String>,
+    /// The HTTP method, for the records.
     pub method: Option<String>,
     /// Redacted before it is stored anywhere.
     pub url: Option<String>,
@@ -337,10 +352,12 @@ impl Operation {
         matches!(&self.phase, Phase::Sleeping { record, .. } if record.provider_wait_ms > 0)
     }
 
+    /// The absolute deadline, monotonic ms: every attempt's admission is checked against it.
     pub fn deadline_at(&self) -> u64 {
         self.deadline_at
     }
 
+    /// The operation's key (e.g. a client order id), if it has one.
     pub fn key(&self) -> Option<&str> {
         self.start.key.as_deref()
     }
@@ -350,6 +367,7 @@ impl Operation {
         self.start.url.as_deref()
     }
 
+    /// The retry policy the operation runs under.
     pub fn policy(&self) -> &Policy {
         &self.start.policy
     }

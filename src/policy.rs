@@ -98,27 +98,36 @@ impl Default for Policy {
 }
 
 impl Policy {
+    /// The window of the first retry, ms; each later window doubles, up to `max_delay_ms`.
     pub fn base_delay_ms(&self) -> u64 {
         self.base_delay_ms
     }
+    /// The cap on every backoff window, ms.
     pub fn max_delay_ms(&self) -> u64 {
         self.max_delay_ms
     }
+    /// How each delay is drawn from its window.
     pub fn jitter(&self) -> Jitter {
         self.jitter
     }
+    /// The most requests the operation sends, the initial one included.
     pub fn max_attempts(&self) -> u32 {
         self.max_attempts
     }
+    /// How long one request may take (connect, headers and body), ms.
     pub fn attempt_timeout_ms(&self) -> u64 {
         self.attempt_timeout_ms
     }
+    /// The operation's time limit, ms from its start: the deadline is fixed at `now + deadline_ms`.
     pub fn deadline_ms(&self) -> u64 {
         self.deadline_ms
     }
+    /// Statuses worth another attempt; for an order only a listed 429 is retried, others are unknown outcomes.
     pub fn retry_on(&self) -> &[u16] {
         &self.retry_on
     }
+    /// The most random extra wait after a provider's minimum, ms, so that clients held to one
+    /// boundary do not all come back at once.
     pub fn retry_after_spread_ms(&self) -> u64 {
         self.retry_after_spread_ms
     }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Reason {
+    /// The request succeeded (2xx or 3xx), or a status query found evidence that settles the order.
     Success,
     /// Transient failure: a retry was proposed.
     Retryable,
@@ -58,6 +59,7 @@ impl Reason {
     /// The names, for an error that lists them.
     pub const NAMES: &'static str = "\"success\" \"retryable\" \"throttled\" \"non-retryable\" \"attempts\" \"deadline\" \"provider-wait\" \"budget\" \"banned\" \"rate-limited\" \"unknown-outcome\" \"aborted\" \"store\" ";
 
+    /// Its kebab-case name, as records and `RetryError.reason` carry it.
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Success => "success",
@@ -93,6 +95,7 @@ impl fmt::Display for Reason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stop {
+    /// Why it ended.
     pub reason: Reason,
     /// Milliseconds since the operation started.
     pub at_ms: u64,

@@ -17,20 +17,26 @@ use crate::policy::Policy;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Evidence {
+    /// The order executed in full.
     Filled,
+    /// The order executed in part.
     PartiallyFilled,
     /// Resting on the book: resolved, as live exposure.
     Open,
+    /// The order was canceled.
     Canceled,
+    /// The provider rejected the order: it never executed.
     Rejected,
     /// Not among the orders the query could see: proves nothing, the query is repeated.
     NotFound,
 }
 
 impl Evidence {
+    /// The accepted names, quoted, for an error that lists them.
     pub const NAMES: &'static str =
         "\"filled\", \"partially-filled\", \"open\", \"canceled\", \"rejected\", \"not-found\"";
 
+    /// The evidence a status query names; `None` for any other name.
     pub fn from_name(name: &str) -> Option<Evidence> {
         match name {
             "filled" => Some(Evidence::Filled),

@@ -16,7 +16,9 @@ use crate::retry_after::RetryAfterForm;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Decision {
+    /// The request went on the wire.
     Sent,
+    /// It was never sent; the record's `reason` says why.
     Refused,
 }
 
@@ -48,11 +50,15 @@ pub enum Pending {
 pub struct AttemptRecord {
     /// 1 for the initial request; a refused proposal has the number it would have had.
     pub attempt: u32,
+    /// Whether it went on the wire.
     pub decision: Decision,
+    /// The operation's kind (read, idempotent, order).
     pub operation: OperationKind,
     /// The operation's identity (e.g. the client order id), when it has one.
     pub key: Option<String>,
+    /// The budget scope it counted against.
     pub scope: Option<String>,
+    /// The HTTP method, if the shell gave one.
     pub method: Option<String>,
     /// Redacted: no credentials, no secret query values, no fragment.
     pub url: Option<String>,
@@ -62,7 +68,9 @@ pub struct AttemptRecord {
     pub start_ms: u64,
     /// When it ended (sent), or when its full timeout would have ended (refused).
     pub end_ms: Option<u64>,
+    /// What the shell observed of a sent attempt (`None` for a refused one).
     pub outcome: Option<Observed>,
+    /// The HTTP status of its response, if one came.
     pub status: Option<u16>,
     /// The backoff window of the preceding wait (none before the initial request).
     pub window_ms: Option<u64>,
@@ -74,7 +82,7 @@ pub struct AttemptRecord {
     pub retry_after: Option<RetryAfterForm>,
     /// Wait imposed by the shared budget (tokens, retry quota).
     pub budget_wait_ms: u64,
-    /// `max(provider minimum, draw, budget wait)` plus any spread: the wait before this attempt.
+    /// `max(provider minimum + spread, draw) + budget wait`: the wait before this attempt.
     pub planned_wait_ms: u64,
     /// Time left before the deadline when the decision was made.
     pub remaining_ms: u64,
@@ -98,6 +106,7 @@ pub struct AttemptRecord {
 }
 
 impl AttemptRecord {
+    /// Whether it went on the wire.
     pub fn is_sent(&self) -> bool {
         self.decision == Decision::Sent
     }

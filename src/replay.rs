@@ -21,7 +21,9 @@ pub const DEFAULT_WALL_CLOCK_MS: u64 = 1_767_225_600_000;
 /// What to replay (camelCase JSON), read field by field by [`ReplaySpec::from_options`].
 #[derive(Clone, Debug, Default)]
 pub struct ReplaySpec {
+    /// The retry policy to run (the defaults when absent).
     pub policy: Policy,
+    /// The operation's kind, which decides how outcomes are classified (default `read`).
     pub operation: OperationKind,
     /// Seeds the draws that follow the scripted ones (and any spread).
     pub seed: u64,
@@ -44,13 +46,16 @@ pub struct ScriptedOutcome {
     pub retry_after: Loose,
     /// The response's `Date` header.
     pub date: Option<String>,
+    /// A failure instead of a response.
     pub error: Option<ScriptedError>,
 }
 
+/// How a scripted request fails instead of answering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScriptedError {
     /// Lasts the full attempt timeout.
     Timeout,
+    /// Fails `afterMs` after sending, without a response.
     NetworkError,
 }
 
@@ -161,8 +166,11 @@ impl<'de> Deserialize<'de> for ReplaySpec {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayReport {
+    /// Requests that went on the wire.
     pub wire_requests: u32,
+    /// Every attempt, sent or refused, in order.
     pub records: Vec<AttemptRecord>,
+    /// How and when the operation ended.
     pub stop: Stop,
 }
 

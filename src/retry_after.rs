@@ -28,7 +28,9 @@ pub enum RetryAfterForm {
 /// A provider's minimum wait, measured from receipt of the response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProviderWait {
+    /// How long to wait, ms (0 when there is nothing to honour).
     pub wait_ms: u64,
+    /// How the header was read.
     pub form: RetryAfterForm,
 }
 

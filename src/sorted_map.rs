@@ -14,6 +14,7 @@ pub struct SortedMap<K, V> {
 }
 
 impl<K, V> SortedMap<K, V> {
+    /// An empty map.
     pub const fn new() -> Self {
         SortedMap { entries: Vec::new() }
     }
@@ -38,6 +39,7 @@ impl<K: Ord, V> SortedMap<K, V> {
         self.entries.binary_search_by(|(k, _)| k.borrow().cmp(key))
     }
 
+    /// The value under `key`, if any.
     pub fn get<Q: Ord + ?Sized>(&self, key: &Q) -> Option<&V>
     where
         K: Borrow<Q>,
@@ -56,6 +58,7 @@ impl<K: Ord, V> SortedMap<K, V> {
         }
     }
 
+    /// Removes `key`; returns its value, if it was there.
     pub fn remove<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<V>
     where
         K: Borrow<Q>,

@@ -26,31 +26,52 @@ pub const STATE_VERSION: u32 = 1;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OperationState {
+    /// The format's version ([`STATE_VERSION`]); a state in any other is refused on restore.
     pub version: u32,
+    /// The operation's retry policy.
     pub policy: Policy,
+    /// The operation's kind (read, idempotent, order).
     pub operation: OperationKind,
+    /// Its budget priority.
     pub priority: Priority,
+    /// The budget scope its attempts count against.
     pub scope: String,
+    /// Budget tokens each attempt spends.
     pub weight: u32,
+    /// The operation's key (e.g. a client order id), if it has one.
     pub key: Option<String>,
+    /// The HTTP method, if any.
     pub method: Option<String>,
+    /// The request's URL, redacted.
     pub url: Option<String>,
+    /// When the operation began, wall-clock Unix ms.
     pub started_at_wall_ms: u64,
     /// The absolute expiry, fixed when the operation began; never moved.
     pub expires_at_wall_ms: u64,
+    /// When this state was saved, wall-clock Unix ms.
     pub saved_at_wall_ms: u64,
     /// Time left before the deadline when saved, by the monotonic clock.
     pub remaining_ms: u64,
+    /// Requests sent so far.
     pub attempts_sent: u32,
+    /// Retries proposed so far: the next one's backoff window is numbered from it.
     pub retries_proposed: u32,
+    /// The last delay drawn, ms (decorrelated jitter grows from it).
     pub previous_delay_ms: u64,
+    /// The attempt in flight followed a provider's minimum: another 429 then stops it as `rate-limited`.
     pub after_provider_wait: bool,
+    /// The last attempt timed out: a retry costs more of the retry quota (absent in older states: false).
     #[serde(default)]
     pub after_timeout: bool,
+    /// An order was transmitted and its outcome is unknown: the key is refused until reconciled.
     pub unresolved: bool,
+    /// When the scope's provider hold ends, wall-clock Unix ms (`None`: not held).
     pub hold_until_wall_ms: Option<u64>,
+    /// When the scope's ban ends, wall-clock Unix ms (`None`: not banned).
     pub ban_until_wall_ms: Option<u64>,
+    /// Where the operation was: idle, sleeping, in flight or stopped.
     pub phase: PhaseState,
+    /// Every attempt record so far, sent or refused.
     pub records: Vec<AttemptRecord>,
 }
 
@@ -58,10 +79,25 @@ pub struct OperationState {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "PhaseFields", into = "PhaseFields")]
 pub enum PhaseState {
+    /// Begun, with no attempt proposed yet.
     Idle,
-    Sleeping { wake_at_wall_ms: u64, record: AttemptRecord },
-    InFlight { record: AttemptRecord },
-    Stopped { stop: Stop },
+    /// Waiting to send its next attempt.
+    Sleeping {
+        /// When the sleep ends, wall-clock Unix ms.
+        wake_at_wall_ms: u64,
+        /// The record of the attempt it waits to send.
+        record: AttemptRecord,
+    },
+    /// An attempt was on the wire; on resume its outcome counts as lost (`interrupted`).
+    InFlight {
+        /// The record of the attempt that was on the wire.
+        record: AttemptRecord,
+    },
+    /// The operation is over.
+    Stopped {
+        /// How and when it ended.
+        stop: Stop,
+    },
 }
 
 /// The JSON form of [`PhaseState`]: a flat object tagged by `phase`. (A flat struct, not
@@ -125,6 +161,7 @@ impl From<PhaseState> for PhaseFields {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RestoreError {
+    /// Written in a format version other than [`STATE_VERSION`]: the version it carries.
     UnsupportedVersion(u32),
 }
 

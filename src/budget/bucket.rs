@@ -10,6 +10,8 @@ use super::Priority;
 /// Microseconds per millisecond: the bucket counts in µs so small weights at high rates don't round away.
 const US: u128 = 1000;
 
+/// A scope's planning token bucket (GCRA): a grant reserves its weight for its future start, and a
+/// per-priority reserve keeps the last part of the bucket for higher priorities.
 #[derive(Clone, Debug)]
 pub struct Bucket {
     capacity: u64,
@@ -22,14 +24,18 @@ pub struct Bucket {
 }
 
 impl Bucket {
+    /// A full bucket of `capacity` tokens refilling at `rate_milli` milli-tokens per second (at least 1);
+    /// `reserve_permille` (at most 1000) is the share held back from the lower priorities.
     pub fn new(capacity: u64, rate_milli: u64, reserve_permille: u32) -> Self {
         Bucket { capacity, rate_milli: rate_milli.max(1), reserve_permille: reserve_permille.min(1000), tat_us: 0 }
     }
 
+    /// The most whole tokens the bucket holds.
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
 
+    /// The refill rate, in milli-tokens per second.
     pub fn refill_milli_per_second(&self) -> u64 {
         self.rate_milli
     }
@@ -66,16 +72,17 @@ impl Bucket {
         u64::try_from(start_us.div_ceil(US)).ok()
     }
 
-    /// Spends `weight` at `start` (ms), as granted by [`Bucket::earliest_start`].
-    /// The theoretical arrival time of the next token, µs of the monotonic clock.
+    /// The theoretical arrival time: when the bucket would be full again, µs of the monotonic clock.
     pub fn tat_us(&self) -> u128 {
         self.tat_us
     }
 
+    /// Sets the theoretical arrival time (µs of the monotonic clock), e.g. when importing shared state.
     pub fn set_tat_us(&mut self, tat_us: u128) {
         self.tat_us = tat_us;
     }
 
+    /// Spends `weight` tokens for a start at `start` (monotonic ms): later grants queue behind it.
     pub fn take(&mut self, weight: u32, start: u64) {
         self.tat_us = self.tat_us.max(u128::from(start) * US) + self.refill_us(u128::from(weight) * 1000);
     }

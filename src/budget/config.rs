@@ -23,6 +23,7 @@ pub struct Limits {
     pub capacity: Option<u64>,
     /// Milli-tokens per second.
     pub refill_milli: u64,
+    /// Share of the bucket held back for higher priorities, per mille (`reserve` × 1000, rounded down).
     pub reserve_permille: u32,
     /// Lower-cased header name.
     pub used_weight_header: Option<String>,
@@ -34,10 +35,14 @@ impl Default for Limits {
     }
 }
 
+/// A budget's validated options: default limits, per-scope overrides and the retry quota.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BudgetConfig {
+    /// The limits of every scope that `scopes` does not name.
     pub limits: Limits,
+    /// Per-scope overrides by scope name; each inherits the top-level limits it does not set.
     pub scopes: Vec<(String, Limits)>,
+    /// The retry quota each scope keeps (`None`: `retryQuota: false`, retries are not rationed).
     pub retry_quota: Option<QuotaConfig>,
 }
 
@@ -58,6 +63,7 @@ impl BudgetConfig {
         self.scopes.iter().find(|(name, _)| name == scope).map_or(&self.limits, |(_, limits)| limits)
     }
 
+    /// Reads a `Budget`'s options over the defaults; an error names its field, e.g. `scopes.binance.reserve`.
     pub fn from_options(options: &Loose) -> Result<BudgetConfig, InvalidOption> {
         let mut config = BudgetConfig::default();
         let mut scopes = None;

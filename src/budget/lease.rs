@@ -30,7 +30,10 @@ impl Lease {
 /// What the coordinator gives out: `tokens` from instant `from` (its monotonic ms).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LeasedOut {
+    /// Tokens handed to the realm; 0 when the weight cannot start by the asked latest instant.
     pub tokens: u64,
+    /// Their earliest start, coordinator's monotonic ms; with 0 tokens, when the weight could start
+    /// (`u64::MAX`: never).
     pub from: u64,
 }
 

@@ -5,6 +5,8 @@
 //! timers late, planned sends would bunch up. The meter holds the line at send time, so
 //! over any interval `d` the weight actually sent stays within `capacity + rate × d`.
 
+/// A scope's send-time token bucket, charged when an attempt actually goes on the wire, so that
+/// timers firing late cannot bunch sends beyond the provider's limit.
 #[derive(Clone, Debug)]
 pub struct Meter {
     /// Micro-tokens: a millisecond at a rate in milli-tokens per second adds exactly this unit.
@@ -15,6 +17,7 @@ pub struct Meter {
 }
 
 impl Meter {
+    /// A full meter of `capacity` tokens refilling at `rate_milli` milli-tokens per second (at least 1).
     pub fn new(capacity: u64, rate_milli: u64) -> Self {
         let capacity_micro = u128::from(capacity) * 1_000_000;
         Meter { capacity_micro, rate_milli: rate_milli.max(1), level_micro: capacity_micro, updated_at: 0 }
@@ -28,17 +31,18 @@ impl Meter {
         }
     }
 
-    /// Takes `weight` now, or says how many ms until it is there.
     /// Its level (µ-tokens) and when it was last brought up to date (monotonic ms).
     pub fn state(&self) -> (u128, u64) {
         (self.level_micro, self.updated_at)
     }
 
+    /// Takes up a level (µ-tokens, capped at capacity) and its update time (monotonic ms), e.g. from shared state.
     pub fn set_state(&mut self, level_micro: u128, updated_at: u64) {
         self.level_micro = level_micro.min(self.capacity_micro);
         self.updated_at = updated_at;
     }
 
+    /// Charges `weight` tokens at `now` (monotonic ms); `Err` is how many ms until they are there.
     pub fn take(&mut self, weight: u32, now: u64) -> Result<(), u64> {
         self.refill(now);
         let need = u128::from(weight) * 1_000_000;

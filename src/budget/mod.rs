@@ -38,8 +38,10 @@ use quota::{Quota, QuotaSnapshot};
 pub enum Priority {
     /// Optional dashboard refreshes: the first to be refused.
     Refresh,
+    /// Reads and idempotent writes (the default): may dip into the upper third of the reserve.
     #[default]
     Read,
+    /// Orders: may dip into the upper two thirds of the reserve.
     Order,
     /// Status queries that investigate an unknown outcome; also exempt from the retry quota.
     Reconcile,
@@ -69,8 +71,11 @@ pub enum Limit {
 /// What an operation asks of the budget before an attempt.
 #[derive(Clone, Copy, Debug)]
 pub struct Ask<'a> {
+    /// The scope whose bucket, quota, holds and bans apply (by default the URL origin).
     pub scope: &'a str,
+    /// Tokens the attempt spends.
     pub weight: u32,
+    /// How far into the bucket's reserve the attempt may dip (`reconcile` also skips the retry quota).
     pub priority: Priority,
     /// Whether this attempt repeats an earlier one (it then spends the retry quota).
     pub retry: bool,
@@ -87,6 +92,7 @@ pub struct Ask<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Grant {
     id: u64,
+    /// When the attempt may start, monotonic ms (later than asked if it waits for tokens).
     pub start_at: u64,
     weight: u32,
     quota_cost: u32,
@@ -118,14 +124,21 @@ struct ScopeState {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScopeSnapshot {
+    /// The scope's name (an origin, or an account or API key the caller named).
     pub scope: String,
     /// Whole tokens available now (`null`: no token limit).
     pub tokens: Option<u64>,
+    /// The bucket's capacity in tokens (`null`: no token limit).
     pub capacity: Option<u64>,
+    /// What is left of the retry quota (`null`: no retry quota).
     pub retry_quota: Option<QuotaSnapshot>,
+    /// When the provider's hold (a throttle's `Retry-After`) ends, wall-clock Unix ms (`null`: not held).
     pub held_until: Option<u64>,
+    /// How long the hold still lasts, ms (0: not held).
     pub hold_remaining_ms: u64,
+    /// When the provider's ban (a 418) ends, wall-clock Unix ms (`null`: not banned).
     pub banned_until: Option<u64>,
+    /// How long the ban still lasts, ms (0: not banned).
     pub ban_remaining_ms: u64,
     /// Operations granted capacity that are still waiting to send.
     pub queued: usize,
@@ -149,6 +162,7 @@ impl Default for Budget {
 }
 
 impl Budget {
+    /// A budget with these limits; each scope's bucket, meter and quota start full when the scope is first used.
     pub fn new(config: BudgetConfig) -> Self {
         Budget { config, scopes: SortedMap::new(), next_grant: 1 }
     }

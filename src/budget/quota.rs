@@ -11,9 +11,13 @@ use serde::Serialize;
 /// The quota's numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QuotaConfig {
+    /// Units the quota holds when full, and at the start (default 500).
     pub capacity: u32,
+    /// Units a retry spends (default 5).
     pub retry_cost: u32,
+    /// Units a retry after a timeout spends (default 10): a timeout hints at an overloaded provider.
     pub timeout_cost: u32,
+    /// Units a success that spent nothing (a first attempt) adds back (default 1).
     pub success_credit: u32,
 }
 
@@ -23,6 +27,7 @@ impl Default for QuotaConfig {
     }
 }
 
+/// One scope's retry quota: retries spend units, successes pay them back.
 #[derive(Clone, Debug)]
 pub struct Quota {
     config: QuotaConfig,
@@ -33,11 +38,14 @@ pub struct Quota {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuotaSnapshot {
+    /// Units left to spend.
     pub available: u32,
+    /// Units the quota holds when full.
     pub capacity: u32,
 }
 
 impl Quota {
+    /// A full quota with these numbers.
     pub fn new(config: QuotaConfig) -> Self {
         Quota { config, available: config.capacity }
     }
@@ -67,10 +75,12 @@ impl Quota {
         self.available = self.available.saturating_add(cost).min(self.config.capacity);
     }
 
+    /// Units left to spend.
     pub fn available(&self) -> u32 {
         self.available
     }
 
+    /// Sets the units left (at most the capacity), e.g. when importing shared state.
     pub fn set_available(&mut self, available: u32) {
         self.available = available.min(self.config.capacity);
     }
@@ -80,6 +90,7 @@ impl Quota {
         self.refund(self.config.success_credit);
     }
 
+    /// The quota as an operator reads it.
     pub fn snapshot(&self) -> QuotaSnapshot {
         QuotaSnapshot { available: self.available, capacity: self.config.capacity }
     }

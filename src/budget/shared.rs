@@ -9,19 +9,26 @@ use crate::sorted_map::SortedMap;
 /// Everything that changes as a budget is used, in wall-clock Unix ms (µs for the bucket).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedState {
+    /// The next grant id to hand out; an importing budget never goes below it, so ids stay unique across realms.
     pub next_grant: u64,
+    /// Each scope the budget has used.
     pub scopes: Vec<SharedScope>,
 }
 
+/// One scope's part of a [`SharedState`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedScope {
+    /// The scope's name.
     pub scope: String,
+    /// When the provider's hold ends, wall-clock Unix ms (0: not held).
     pub hold_until: u64,
+    /// When the provider's ban ends, wall-clock Unix ms (0: not banned).
     pub ban_until: u64,
     /// The bucket's theoretical arrival time of the next token, µs (`None`: no token limit).
     pub bucket_tat_us: Option<u64>,
     /// The used-weight meter: its level in µ-tokens and when it was last brought up to date.
     pub meter: Option<(u128, u64)>,
+    /// Retry-quota units left (`None`: no retry quota).
     pub quota_available: Option<u32>,
     /// Grants admitted and not yet sent: their id and when they may start.
     pub queued: Vec<(u64, u64)>,

@@ -38,8 +38,11 @@ const BUCKET_PER_SECOND: u64 = 100;
 pub enum Strategy {
     /// Exponential backoff without jitter (the model's "Exponential").
     Exponential,
+    /// Decorrelated jitter: each delay drawn from `[base, previous × 3]`, capped.
     Decorrelated,
+    /// Equal jitter: half the window plus a uniform draw over the other half.
     Equal,
+    /// Full jitter: uniform over the whole window.
     Full,
     /// Retry at once.
     NoBackoff,
@@ -50,6 +53,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Every strategy, in the order the simulator reports them.
     pub const ALL: [Strategy; 7] = [
         Strategy::Exponential,
         Strategy::Decorrelated,
@@ -60,6 +64,7 @@ impl Strategy {
         Strategy::FullWithBucket,
     ];
 
+    /// The strategy's name in reports and in the simulator page (`none`: exponential backoff without jitter).
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Exponential => "none",
@@ -72,6 +77,7 @@ impl Strategy {
         }
     }
 
+    /// The strategy with that [`name`](Strategy::name), if any.
     pub fn from_name(name: &str) -> Option<Strategy> {
         Strategy::ALL.into_iter().find(|s| s.name() == name)
     }
@@ -123,10 +129,15 @@ pub struct Run {
 /// Means over runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Means {
+    /// Clients contending for the row.
     pub clients: u32,
+    /// How they waited after a conflict.
     pub strategy: Strategy,
+    /// Mean writes the row received per run.
     pub calls: f64,
+    /// Mean time until the last write was answered, ms of the virtual clock.
     pub completion_ms: f64,
+    /// Mean clients per run that the budget refused and that stopped without writing.
     pub gave_up: f64,
 }
 

@@ -19,10 +19,15 @@ pub enum Loose {
     /// `null` or `undefined`: treated as "not given".
     #[default]
     Absent,
+    /// A boolean.
     Bool(bool),
+    /// A number, as JavaScript holds it (`NaN` and infinities included until validated).
     Number(f64),
+    /// A string.
     Text(String),
+    /// An array, its items in order.
     List(Vec<Loose>),
+    /// An object, its fields in the order given.
     Map(Vec<(String, Loose)>),
     /// Something no JSON holds (a function, a symbol, a BigInt); the text says which.
     Other(&'static str),
@@ -124,6 +129,7 @@ impl<'de> Visitor<'de> for LooseVisitor {
 pub struct InvalidOption {
     /// The field's path as the caller wrote it, e.g. `policy.maxAttempts`.
     pub field: String,
+    /// What is wrong with the value.
     pub problem: Problem,
 }
 
@@ -131,29 +137,43 @@ pub struct InvalidOption {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Problem {
+    /// A value of the wrong JavaScript type.
     WrongType {
+        /// What the field takes, e.g. `a number`.
         expected: &'static str,
+        /// What it got, in [`Loose::kind`]'s words.
         found: &'static str,
     },
+    /// A number that is `NaN` or infinite.
     NotFinite,
+    /// A negative number where only zero or more makes sense.
     Negative,
+    /// A fraction where a whole number belongs.
     NotInteger,
+    /// A number above the field's limit.
     TooLarge {
+        /// The largest value allowed.
         max: u64,
     },
+    /// A number below the field's minimum.
     TooSmall {
+        /// The smallest value allowed.
         min: u64,
     },
+    /// A field this object does not have (often a misspelling).
     UnknownField,
+    /// A name that is none of the allowed choices.
     UnknownName {
+        /// The allowed names, quoted, for the message.
         allowed: &'static str,
     },
     /// `maxDelayMs` below `baseDelayMs`.
     BelowBase,
-    /// `attemptTimeoutMs` longer than `deadlineMs`: no attempt could ever be admitted.
+    /// `attemptTimeoutMs` (or `minAttemptMs`) longer than `deadlineMs`: no attempt could ever be admitted.
     LongerThanDeadline,
     /// Not an HTTP status code (100–599).
     NotAStatus,
+    /// An empty string where a name is needed.
     Empty,
     /// Must be greater than zero.
     NotPositive,
@@ -161,10 +181,12 @@ pub enum Problem {
     NotAFraction,
     /// Only meaningful together with another field.
     Requires {
+        /// The field it needs.
         other: &'static str,
     },
     /// Reading it threw (a getter, a `Proxy` trap): what was thrown.
     Unreadable {
+        /// The thrown value, as text.
         detail: String,
     },
 }
@@ -172,11 +194,14 @@ pub enum Problem {
 /// Which JavaScript error class a problem maps to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorClass {
+    /// A value of the wrong type or shape.
     TypeError,
+    /// A value of the right type but out of range.
     RangeError,
 }
 
 impl InvalidOption {
+    /// `problem` in `field`, a path relative to the object being read ([`within`](Self::within) adds parents).
     pub fn new(field: &str, problem: Problem) -> Self {
         InvalidOption { field: field.to_owned(), problem }
     }

@@ -12,6 +12,7 @@ pub trait FromLoose: Sized {
 
 /// What stands in for a field that failed to read while the fields after it are read.
 pub trait Placeholder {
+    /// A stand-in value (the type's default), discarded when `finish` reports the failure.
     fn placeholder() -> Self;
 }
 
@@ -57,6 +58,7 @@ impl<'a> Fields<'a> {
         self.entries.iter().find(|(n, _)| n == name).map_or(ABSENT, |(_, value)| value)
     }
 
+    /// Reads field `name` (a missing one reads as `null`); an error is prefixed with the field's name.
     pub fn read<T: FromLoose>(&self, name: &str) -> Result<T, InvalidOption> {
         T::from_loose(self.get(name)).map_err(|e| e.within(name))
     }

@@ -2,6 +2,7 @@
 
 /// A value with a JSON form.
 pub trait ToJson {
+    /// Appends this value's JSON text to `out`.
     fn write_json(&self, out: &mut String);
 }
 
@@ -19,6 +20,7 @@ pub struct Object<'a> {
 }
 
 impl<'a> Object<'a> {
+    /// Starts an object in `out` (writes `{`); add fields, then [`end`](Object::end) it.
     pub fn new(out: &'a mut String) -> Self {
         out.push('{');
         Object { out, empty: true }
@@ -37,6 +39,7 @@ impl<'a> Object<'a> {
         self
     }
 
+    /// Closes the object (writes `}`).
     pub fn end(&mut self) {
         self.out.push('}');
     }
