@@ -347,8 +347,9 @@ export function shareEnter(name, ms) {
 // A write that never completes (a hung IndexedDB) lets the lock go after this long.
 const SHARE_WRITE_MS = 2000;
 
-/** Stores the share's state, then releases its lock (a failed or hung write still releases it). */
-export function shareLeave(name, text) {
+/** Stores the share's state, then releases its lock (a failed or hung write still releases it);
+ * with `tell`, then wakes the share's sleepers in every realm (a hold or ban was published). */
+export function shareLeave(name, text, tell) {
   const release = holding.get(name);
   holding.delete(name);
   if (!release) return;
@@ -356,8 +357,55 @@ export function shareLeave(name, text) {
   const done = () => {
     clearTimeout(timer);
     release();
+    if (tell) {
+      try {
+        channel(name)?.postMessage(1);
+      } catch {}
+      wakeSleepers(name); // a channel does not hear its own messages: this realm's sleepers too
+    }
   };
   shareRequest("readwrite", name, text).then(done, done);
+}
+
+// Sleepers of a shared budget, woken when another realm publishes a hold or ban (BroadcastChannel).
+const channels = new Map(); // share name -> BroadcastChannel (null where there is none)
+const sleepers = new Map(); // share name -> Set of resolvers
+
+function channel(name) {
+  if (!channels.has(name)) {
+    let ch = null;
+    try {
+      ch = new BroadcastChannel(SHARE_PREFIX + name);
+      ch.onmessage = () => wakeSleepers(name);
+    } catch {}
+    channels.set(name, ch);
+  }
+  return channels.get(name);
+}
+
+function wakeSleepers(name) {
+  const woken = sleepers.get(name);
+  sleepers.delete(name);
+  for (const resolve of woken ?? []) resolve();
+}
+
+/** A promise that resolves when a hold or ban is next published under `name`, and its resolver
+ * (to forget it with shareNewsDone when the sleep ends first); null without BroadcastChannel. */
+export function shareNews(name) {
+  try {
+    if (!channel(name)) return null;
+    let resolve;
+    const promise = new Promise((r) => (resolve = r));
+    if (!sleepers.has(name)) sleepers.set(name, new Set());
+    sleepers.get(name).add(resolve);
+    return [promise, resolve];
+  } catch {
+    return null;
+  }
+}
+
+export function shareNewsDone(name, resolve) {
+  sleepers.get(name)?.delete(resolve);
 }
 
 // Budgets shared across isolates (docs/shared-budgets.md): one Durable Object per scope, named

@@ -238,10 +238,15 @@ impl Operation {
             return self.pending_action();
         };
         let (until, grant, mut record) = (*until, *grant, record.clone());
-        if now < until {
-            return Action::Sleep { until };
-        }
         let scope = self.start.scope.clone();
+        if now < until {
+            // Woken early (another tab published a hold or ban): a ban ends the wait now, a
+            // longer hold lengthens it, anything else leaves it as it was.
+            let (banned, held) = (budget.ban_remaining(&scope, now), budget.hold_remaining(&scope, now));
+            if banned == 0 && now.saturating_add(held) <= until {
+                return Action::Sleep { until };
+            }
+        }
         if budget.ban_remaining(&scope, now) > 0 {
             budget.release(&scope, grant);
             return self.refuse_on_wake(now, record, Reason::Banned, now);

@@ -5,7 +5,7 @@
 //! the event loop first gets to it. Every wait after that (store, lease, request body,
 //! fetch, response body) races the deadline; every stop settles the promise.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::Promise;
@@ -53,6 +53,8 @@ pub(super) struct Client {
     pub budget: Rc<RefCell<Budget>>,
     /// How the budget is shared beyond this realm, if it is: each budget step then takes part.
     pub share: Option<Share>,
+    /// Across tabs: the hold and ban ends of the scope of the step in progress, as it began.
+    pub published: Cell<(u64, u64)>,
     pub draws: RefCell<Draws>,
     pub fetcher: Fetcher,
     pub on_attempt: Option<JsValue>,
@@ -80,6 +82,7 @@ impl RetryClient {
             policy: options.policy,
             budget: held.budget,
             share: held.share,
+            published: Cell::new((0, 0)),
             draws: RefCell::new(Draws::scripted(options.draws, seed)),
             fetcher: options.fetcher,
             on_attempt: options.on_attempt,
@@ -451,7 +454,19 @@ impl Client {
     /// Sleeps until `until`, then lets the operation check its gate again; an abort stops it.
     pub(super) async fn sleep(&self, op: &mut Operation, until: u64, abort: &AbortWatch) -> Action {
         let slack = if op.sleeps_for_provider() { PROVIDER_SLACK_MS } else { 0 };
-        let slept = timer::sleep(until.saturating_sub(clock::now()) + slack, abort).await;
+        let ms = until.saturating_sub(clock::now()) + slack;
+        // Across tabs, a hold or ban another tab publishes wakes the sleeper early to look at it.
+        let news = match &self.share {
+            Some(Share::Tabs(name)) => guard::share_news(name).map(|news| (name, news)),
+            _ => None,
+        };
+        let slept = match &news {
+            Some((_, (promise, _))) => timer::sleep_or(ms, promise, abort).await,
+            None => timer::sleep(ms, abort).await,
+        };
+        if let Some((name, (_, resolve))) = &news {
+            guard::share_news_done(name, resolve);
+        }
         self.enter_budget(op).await;
         let now = clock::now();
         let action = {
@@ -484,11 +499,18 @@ impl Client {
         }
         let entered = guard::share_enter(name, left);
         let Ended::Settled(Ok(text)) = Race::new().wait_call(entered).await else { return };
-        let Some(text) = text.as_string().filter(|t| !t.is_empty()) else { return };
+        let text = text.as_string().unwrap_or_default();
         let state = guard::parse_json(&text).ok().and_then(|v| loose(&v, "state").ok());
         if let Some(state) = state.and_then(|s| SharedState::from_loose(&s).ok()) {
             self.budget.borrow_mut().import(&state, clock::now(), clock::wall_now());
         }
+        self.published.set(self.waits(op));
+    }
+
+    /// The wall-clock ends of the hold and ban on `op`'s scope (0: none).
+    fn waits(&self, op: &Operation) -> (u64, u64) {
+        let now = clock::now();
+        self.budget.borrow().waits_wall(op.ask(now).scope, now, clock::wall_now())
     }
 
     /// Hands the state on after a budget step of `op`: across tabs, stores it and releases the lock;
@@ -499,7 +521,10 @@ impl Client {
             Some(Share::Coordinator(coordinator)) => Box::pin(coordinator.leave(&self.budget, op)).await,
             Some(Share::Tabs(name)) => {
                 let text = crate::json::to_json(&self.budget.borrow().export(clock::now(), clock::wall_now()));
-                guard::share_leave(name, &text);
+                // Wall ends drift by a ms between clocks: only a later end is news for the sleepers.
+                let ((hold, ban), (known_hold, known_ban)) = (self.waits(op), self.published.get());
+                let tell = hold > known_hold.saturating_add(5) || ban > known_ban.saturating_add(5);
+                guard::share_leave(name, &text, tell);
             }
         }
     }

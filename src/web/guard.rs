@@ -50,7 +50,11 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = shareEnter)]
     fn js_share_enter(name: &str, within_ms: f64) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(catch, js_name = shareLeave)]
-    fn js_share_leave(name: &str, text: &str) -> Result<(), JsValue>;
+    fn js_share_leave(name: &str, text: &str, tell: bool) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = shareNews)]
+    fn js_share_news(name: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = shareNewsDone)]
+    fn js_share_news_done(name: &str, resolve: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(catch, js_name = coordinatorLimits)]
     fn js_coordinator_limits(options: &JsValue) -> Result<String, JsValue>;
     #[wasm_bindgen(catch, js_name = coordinatorLease)]
@@ -256,9 +260,22 @@ pub fn share_enter(name: &str, within_ms: u64) -> Result<JsValue, JsValue> {
     js_share_enter(name, within_ms as f64).map(JsValue::from)
 }
 
-/// Stores the share's state and releases its lock.
-pub fn share_leave(name: &str, text: &str) {
-    let _ = js_share_leave(name, text);
+/// Stores the share's state and releases its lock; `tell` wakes the share's sleepers everywhere.
+pub fn share_leave(name: &str, text: &str, tell: bool) {
+    let _ = js_share_leave(name, text, tell);
+}
+
+/// `[promise, resolver]`: the promise settles when a hold or ban is next published under `name`
+/// (`None` where no BroadcastChannel is). Hand the pair to [`share_news_done`] when the wait ends.
+pub fn share_news(name: &str) -> Option<(JsValue, JsValue)> {
+    let pair = js_share_news(name).ok().filter(|p| p.is_object())?;
+    let pair = js_sys::Array::from(&pair);
+    Some((pair.get(0), pair.get(1)))
+}
+
+/// Forgets a sleeper's promise from [`share_news`].
+pub fn share_news_done(name: &str, resolve: &JsValue) {
+    let _ = js_share_news_done(name, resolve);
 }
 
 /// A budget's options as JSON, without `coordinator` and `share`: what its coordinator builds from.

@@ -112,15 +112,26 @@ impl Race {
 
     /// Sleeps `ms`, unless the race is cut first.
     pub async fn sleep(&self, ms: u64) -> Result<(), Cut> {
+        self.sleep_or(ms, None).await
+    }
+
+    /// Sleeps `ms`, or until `early` (a promise) settles: either way `Ok`.
+    pub async fn sleep_or(&self, ms: u64, early: Option<&JsValue>) -> Result<(), Cut> {
         let sleeper = Waiter::new(&self.woken);
         let timer = guard::timer(ms, sleeper.id(), Kind::Slept);
         if timer.is_none() {
             self.woken.set((Kind::Slept, JsValue::UNDEFINED));
         }
+        let follower = early.map(|promise| {
+            let waiter = Waiter::new(&self.woken);
+            guard::follow(promise, waiter.id());
+            waiter
+        });
         let (kind, value) = self.woken.clone().await;
         if let Some(handle) = timer {
             guard::clear_timer(&handle);
         }
+        drop(follower);
         drop(sleeper);
         match Ended::of(kind, value) {
             Ended::Cut(cut) => Err(cut),

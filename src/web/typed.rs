@@ -106,6 +106,7 @@ impl ClientBuilder {
             policy: self.policy.unwrap_or_default(),
             budget: held.budget,
             share: held.share,
+            published: std::cell::Cell::new((0, 0)),
             draws: RefCell::new(Draws::scripted(Vec::new(), self.seed.unwrap_or_else(entropy))),
             fetcher: Fetcher::Global,
             on_attempt: None,

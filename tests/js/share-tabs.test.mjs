@@ -35,6 +35,15 @@ window.once = async (url, share, limits) => {
     return error.reason;
   }
 };
+window.timed = async (url, share, limits, policy) => {
+  const client = new RetryClient({ budget: new Budget({ ...limits, share }), policy });
+  const started = performance.now();
+  try {
+    return { status: (await client.fetch(url)).status, ms: performance.now() - started };
+  } catch (error) {
+    return { reason: error.reason, ms: performance.now() - started };
+  }
+};
 window.orderThenReconcile = async (url, share, limits) => {
   const client = new RetryClient({ budget: new Budget({ ...limits, share }) });
   const key = "tab-order-1";
@@ -193,6 +202,27 @@ test("a tab closed in the middle of its flood loses nothing for the others: its 
     assert.equal(requests.length, before + after.sent);
     // The closed tab's spending stays spent: together still within the one bucket.
     assert.ok(busiestSecond(requests) <= 16, `busiest second: ${busiestSecond(requests)}`);
+  } finally {
+    await close();
+  }
+});
+
+test("a ban published by one tab wakes another tab's sleeping call, which is refused at once", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(2);
+  try {
+    mock.script("/shared/sleeper", [{ status: 503 }]);
+    mock.script("/shared/wake-ban", [{ status: 418, retryAfter: 30 }]);
+    // Tab 0: a 503, then a 3 s backoff before its retry.
+    const sleeper = pages[0].evaluate(([u, l]) => window.timed(u, "wake", l, { maxAttempts: 2, baseDelayMs: 3000, maxDelayMs: 3000, jitter: "none", attemptTimeoutMs: 1000, deadlineMs: 10000 }), [`${mock.url}/shared/sleeper`, limits]);
+    await new Promise((r) => setTimeout(r, 500));
+    // Tab 1: a 418 on the same scope (the mock's origin), published under the share.
+    assert.equal(await pages[1].evaluate(([u, l]) => window.once(u, "wake", l), [`${mock.url}/shared/wake-ban`, limits]), "banned");
+    const slept = await sleeper;
+    assert.equal(slept.reason, "banned");
+    // Woken by the other tab's news, not by its own timer at 3 s (about 0.5 s in; 1.5 s of slack
+    // for two tabs' lock steps on a shared machine).
+    assert.ok(slept.ms < 2000, `refused after ${slept.ms.toFixed(0)} ms`);
+    assert.equal(mock.requests({ path: "/shared/sleeper" }).length, 1, "its retry never left");
   } finally {
     await close();
   }
