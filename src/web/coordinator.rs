@@ -43,12 +43,17 @@ pub struct Coordinator {
 struct Contact {
     /// When this realm last heard from the scope's coordinator (monotonic ms; 0: never).
     heard_at: u64,
-    /// Unreachable: not waited for again before this instant.
+    /// Set while the coordinator is unreachable: it is not waited for again before this instant.
     retry_at: u64,
-    unreachable: bool,
     /// The hold and ban ends (wall ms) the coordinator has from this realm, or told it of.
     hold_wall: u64,
     ban_wall: u64,
+}
+
+impl Contact {
+    fn unreachable(&self) -> bool {
+        self.retry_at != 0
+    }
 }
 
 /// What a step asks of the coordinator for one operation.
@@ -66,7 +71,7 @@ impl Coordinator {
 
     /// Whether the coordinator of any scope this realm used has stopped answering.
     pub fn unreachable(&self) -> bool {
-        self.scopes.borrow().values().any(|c| c.unreachable)
+        self.scopes.borrow().values().any(Contact::unreachable)
     }
 
     /// Before a budget step: a lease with room for the operation's next attempt, and news of the
@@ -85,7 +90,7 @@ impl Coordinator {
         let contact = self.contact(&need.scope);
         let lease = budget.borrow().lease(&need.scope);
         let room = lease.is_some_and(|l| u64::from(need.weight) <= l.tokens && now < l.until);
-        if contact.unreachable {
+        if contact.unreachable() {
             // Down, most likely: this realm's own bucket spends once the lease has no room, and the
             // coordinator is asked again at most every RETRY_MS, in the background (for news only).
             if !room {
@@ -98,7 +103,7 @@ impl Coordinator {
                 let (me, budget, scope) = (Rc::clone(self), Rc::clone(budget), news.scope);
                 wasm_bindgen_futures::spawn_local(async move {
                     let answer = asked.await;
-                    me.took(&budget, &scope, answer);
+                    me.took(&budget, &scope, answer, CONTACT_MS);
                 });
             }
             return;
@@ -109,13 +114,13 @@ impl Coordinator {
         // Only news is needed while the lease has room: tokens taken and not sent are slack.
         let need = if room { Need { weight: 0, ..need } } else { need };
         let within = CONTACT_MS.min(op.deadline_at().saturating_sub(now));
-        let asked = self.ask(budget, &need, within);
-        let answer = asked.await;
-        self.took(budget, &need.scope, answer);
+        let answer = self.ask(budget, &need, within).await;
+        self.took(budget, &need.scope, answer, within);
     }
 
     /// After a budget step: a hold or ban it set reaches the coordinator before the step's
-    /// operation goes on (waited for no longer than [`CONTACT_MS`]).
+    /// operation goes on (waited for no longer than [`CONTACT_MS`] nor past the deadline: a visit
+    /// cut short by the deadline still arrives, it is only not waited for).
     pub async fn leave(self: &Rc<Self>, budget: &Rc<RefCell<Budget>>, op: &Operation) {
         let now = clock::now();
         let ask = op.ask(now);
@@ -123,13 +128,14 @@ impl Coordinator {
         let (hold_wall, ban_wall) = budget.borrow().waits_wall(ask.scope, now, clock::wall_now());
         // Wall ends drift by a ms as they move between clocks: only a later end is news.
         let news = |end: u64, known: u64| end > known.saturating_add(WALL_SLACK_MS);
-        if contact.unreachable || !(news(hold_wall, contact.hold_wall) || news(ban_wall, contact.ban_wall)) {
+        if contact.unreachable() || !(news(hold_wall, contact.hold_wall) || news(ban_wall, contact.ban_wall)) {
             return;
         }
         // Asks for nothing: a weight of 0 leases no token.
         let need = Need { scope: ask.scope.to_owned(), weight: 0, priority: ask.priority, latest_wall: 0 };
-        let answer = self.ask(budget, &need, CONTACT_MS).await;
-        self.took(budget, &need.scope, answer);
+        let within = CONTACT_MS.min(op.deadline_at().saturating_sub(now));
+        let answer = self.ask(budget, &need, within).await;
+        self.took(budget, &need.scope, answer, within);
     }
 
     fn contact(&self, scope: &str) -> Contact {
@@ -161,7 +167,7 @@ impl Coordinator {
             &self.name,
             &self.limits,
             &need.scope,
-            priority_name(need.priority),
+            need.priority.name(),
             &args,
             within,
         );
@@ -173,13 +179,16 @@ impl Coordinator {
         }
     }
 
-    /// Takes up the coordinator's answer `[tokens, from, hold, ban]` (wall ms), or notes it is down.
-    fn took(&self, budget: &RefCell<Budget>, scope: &str, answer: Option<Vec<f64>>) {
+    /// Takes up the coordinator's answer `[tokens, from, hold, ban]` (wall ms), or notes it is down
+    /// if it did not answer within the whole [`CONTACT_MS`] (a wait the deadline cut proves nothing).
+    fn took(&self, budget: &RefCell<Budget>, scope: &str, answer: Option<Vec<f64>>, waited: u64) {
         let (now, wall) = (clock::now(), clock::wall_now());
         let mut scopes = self.scopes.borrow_mut();
         let contact = scopes.get_or_insert_with(scope, Contact::default);
         let Some(&[tokens, from, hold, ban]) = answer.as_deref() else {
-            contact.unreachable = true;
+            if waited < CONTACT_MS {
+                return;
+            }
             contact.retry_at = now.saturating_add(RETRY_MS);
             // Its bucket's tokens are void once this realm stops hearing of them: its own bucket spends.
             let mut budget = budget.borrow_mut();
@@ -199,16 +208,6 @@ impl Coordinator {
                 Lease { tokens: kept.saturating_add(tokens as u64), from, until: from.saturating_add(LEASE_MS) };
             budget.set_lease(scope, Some(lease));
         }
-        *contact =
-            Contact { heard_at: now, retry_at: 0, unreachable: false, hold_wall: hold as u64, ban_wall: ban as u64 };
-    }
-}
-
-fn priority_name(priority: Priority) -> &'static str {
-    match priority {
-        Priority::Refresh => "refresh",
-        Priority::Read => "read",
-        Priority::Order => "order",
-        Priority::Reconcile => "reconcile",
+        *contact = Contact { heard_at: now, retry_at: 0, hold_wall: hold as u64, ban_wall: ban as u64 };
     }
 }
