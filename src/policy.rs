@@ -48,16 +48,6 @@ impl Jitter {
             _ => None,
         }
     }
-
-    /// Its name in the options: `full`, `equal`, `decorrelated`, `none`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Jitter::Full => "full",
-            Jitter::Equal => "equal",
-            Jitter::Decorrelated => "decorrelated",
-            Jitter::None => "none",
-        }
-    }
 }
 
 /// The most attempts one operation may make; a guard against typos such as `1e9`.

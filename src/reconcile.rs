@@ -49,18 +49,6 @@ impl Evidence {
         }
     }
 
-    /// Its name, as a status query gives it: `filled`, `partially-filled`, `open`, `canceled`, `rejected`, `not-found`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Evidence::Filled => "filled",
-            Evidence::PartiallyFilled => "partially-filled",
-            Evidence::Open => "open",
-            Evidence::Canceled => "canceled",
-            Evidence::Rejected => "rejected",
-            Evidence::NotFound => "not-found",
-        }
-    }
-
     /// Whether this evidence settles the unknown outcome.
     pub fn resolves(self) -> bool {
         self != Evidence::NotFound

@@ -2,15 +2,13 @@
 //! what sharing a budget across edge isolates rests on.
 #![cfg(not(target_arch = "wasm32"))]
 
-use retryline::budget::lease::Lease;
-use retryline::budget::{Ask, BudgetConfig, Limit};
-use retryline::{Budget, Loose, Priority};
-use serde_json::{json, Value};
+mod common;
 
-fn budget(options: Value) -> Budget {
-    let options: Loose = serde_json::from_value(options).unwrap();
-    Budget::new(BudgetConfig::from_options(&options).expect("valid budget options"))
-}
+use common::budget;
+use retryline::budget::lease::Lease;
+use retryline::budget::{Ask, Limit};
+use retryline::{Budget, Priority};
+use serde_json::json;
 
 fn ask(earliest: u64, latest: u64) -> Ask<'static> {
     Ask { scope: "s", weight: 1, priority: Priority::Read, retry: false, after_timeout: false, earliest, latest }

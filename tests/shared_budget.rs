@@ -2,16 +2,14 @@
 //! (`Budget::export` / `import`): what sharing a budget across tabs or isolates rests on.
 #![cfg(not(target_arch = "wasm32"))]
 
-use retryline::budget::{Ask, BudgetConfig};
-use retryline::{Budget, Loose, Priority};
-use serde_json::{json, Value};
+mod common;
+
+use common::budget;
+use retryline::budget::Ask;
+use retryline::{Budget, Priority};
+use serde_json::json;
 
 const WALL: u64 = 1_767_225_600_000;
-
-fn budget(options: Value) -> Budget {
-    let options: Loose = serde_json::from_value(options).unwrap();
-    Budget::new(BudgetConfig::from_options(&options).expect("valid budget options"))
-}
 
 fn ask(earliest: u64, retry: bool) -> Ask<'static> {
     Ask { scope: "s", weight: 1, priority: Priority::Read, retry, after_timeout: false, earliest, latest: u64::MAX }

@@ -12,10 +12,16 @@ use crate::retry_after::RetryAfterForm;
 
 macro_rules! named {
     ($ty:ty { $($variant:path => $name:literal),* $(,)? }) => {
+        impl $ty {
+            /// Its name, as JSON and the JavaScript options spell it.
+            pub fn name(self) -> &'static str {
+                match self { $($variant => $name),* }
+            }
+        }
+
         impl ToJson for $ty {
             fn write_json(&self, out: &mut String) {
-                let name = match self { $($variant => $name),* };
-                name.write_json(out)
+                self.name().write_json(out)
             }
         }
 

@@ -9,6 +9,7 @@ use super::guard;
 use super::value::loose;
 use crate::budget::shared::SharedState;
 use crate::budget::{Budget, BudgetConfig, Priority};
+use crate::input::Loose;
 use crate::json::FromLoose;
 
 /// The authoritative budget of one scope, for the isolates that lease from it.
@@ -46,7 +47,9 @@ impl Authority {
             self.budget.lease_returned(scope, returned);
         }
         let (mut tokens, mut from) = (0.0, 0.0);
-        if let (Ok(weight @ 1..), Some(priority)) = (u32::try_from(weight), priority_named(priority)) {
+        if let (Ok(weight @ 1..), Some(priority)) =
+            (u32::try_from(weight), Priority::from_loose(&Loose::Text(priority.to_owned())).ok())
+        {
             let out = self.budget.lease_out(scope, weight, priority, now, to_mono(latest));
             tokens = out.tokens as f64;
             from = wall.saturating_add(out.from.saturating_sub(now)) as f64;
@@ -68,14 +71,4 @@ impl Authority {
         }
         super::to_js(&scopes)
     }
-}
-
-fn priority_named(name: &str) -> Option<Priority> {
-    Some(match name {
-        "refresh" => Priority::Refresh,
-        "read" => Priority::Read,
-        "order" => Priority::Order,
-        "reconcile" => Priority::Reconcile,
-        _ => return None,
-    })
 }

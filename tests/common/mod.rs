@@ -9,6 +9,12 @@ pub fn policy(options: Value) -> Policy {
     Policy::from_options(&options).expect("a valid policy")
 }
 
+/// A budget from its JavaScript options.
+pub fn budget(options: Value) -> Budget {
+    let options: Loose = serde_json::from_value(options).expect("JSON");
+    Budget::new(retryline::budget::BudgetConfig::from_options(&options).expect("valid budget options"))
+}
+
 pub fn start(options: Value, kind: OperationKind, scope: &str) -> Start {
     Start {
         policy: policy(options),

@@ -3,22 +3,13 @@ import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { startMockExchange } from "./mock-exchange.mjs";
 import { startMockProcess } from "./support/mock-process.mjs";
+import { busiest } from "./support/windows.mjs";
 import { RetryClient, RetryError, Budget } from "../../js/node.js";
 
 let mock;
 before(async () => (mock = await startMockExchange({ port: 0 })));
 after(async () => mock?.close());
 beforeEach(() => mock.reset());
-
-/** The most events within any `window` ms of sorted times `xs`. */
-function busiest(xs, window) {
-  let worst = 0;
-  for (let lo = 0, hi = 0; hi < xs.length; hi++) {
-    while (xs[hi] - xs[lo] >= window) lo++;
-    worst = Math.max(worst, hi - lo + 1);
-  }
-  return worst;
-}
 
 test("1000 concurrent reads through one budget never exceed its rate at the server", async (t) => {
   // The server runs in its own process, so its timestamps don't wait on the clients' event loop.

@@ -178,8 +178,9 @@ test("examples/cloudflare-worker-shared: its budget is kept by the BudgetCoordin
   }
 });
 
-test("examples/shared-tabs: the page opened twice keeps one budget: together the tabs stay within it", async () => {
-  const dir = project("shared-tabs");
+/** A Vite example built against the mock exchange (VITE_EXCHANGE), served, and a Chromium to open it in. */
+async function viteExample(name) {
+  const dir = project(name);
   const { build: viteBuild } = await import("vite");
   process.env.VITE_EXCHANGE = mock.url;
   try {
@@ -189,6 +190,16 @@ test("examples/shared-tabs: the page opened twice keeps one budget: together the
   }
   const site = await serveStatic({ root: join(dir, "dist") });
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
+  const close = async () => {
+    await browser.close();
+    await site.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, site, browser, close };
+}
+
+test("examples/shared-tabs: the page opened twice keeps one budget: together the tabs stay within it", async () => {
+  const { dir, site, browser, close } = await viteExample("shared-tabs");
   try {
     mock.script("/api/v3/ticker/price", Array.from({ length: 100 }, () => ({ status: 200, body: { price: "42.00" } })));
     const context = await browser.newContext();
@@ -208,26 +219,15 @@ test("examples/shared-tabs: the page opened twice keeps one budget: together the
     assert.ok(requests <= 10, `${requests} requests from two tabs (${sent})`);
     assert.ok(sent.every((n) => n > 0), `both tabs sent: ${sent}`);
   } finally {
-    await browser.close();
-    await site.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 });
 
 test("examples/vite-dashboard: Vite builds it, and in Chromium each widget shows its price, one after a retried 503", async () => {
-  const dir = project("vite-dashboard");
-  const { build: viteBuild } = await import("vite");
-  process.env.VITE_EXCHANGE = mock.url;
+  const { dir, browser, site, close } = await viteExample("vite-dashboard");
   try {
-    await viteBuild({ root: dir, logLevel: "silent", build: { outDir: join(dir, "dist") } });
-  } finally {
-    delete process.env.VITE_EXCHANGE;
-  }
-  const assets = readdirSync(join(dir, "dist", "assets"));
-  assert.ok(assets.some((f) => f.endsWith(".wasm")), `the wasm is emitted as an asset: ${assets}`);
-  const site = await serveStatic({ root: join(dir, "dist") });
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
-  try {
+    const assets = readdirSync(join(dir, "dist", "assets"));
+    assert.ok(assets.some((f) => f.endsWith(".wasm")), `the wasm is emitted as an asset: ${assets}`);
     const price = { status: 200, body: { price: "42.00" } };
     mock.script("/api/v3/ticker/price", [{ status: 503 }, price, price]);
     const page = await browser.newPage();
@@ -241,8 +241,6 @@ test("examples/vite-dashboard: Vite builds it, and in Chromium each widget shows
     assert.deepEqual(rows.sort(), [["42.00", "1 attempt"], ["42.00", "2 attempts"]]);
     assert.equal(mock.requests({ path: "/api/v3/ticker/price" }).length, 3);
   } finally {
-    await browser.close();
-    await site.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 });

@@ -6,13 +6,11 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startMockExchange } from "./mock-exchange.mjs";
 import { serveStatic } from "../../scripts/static-server.mjs";
+import { busiestSecond } from "./support/windows.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
-// The page: the package's browser entry, and a loop that sends as fast as the budget lets it.
-const PAGE = `<!doctype html><script type="module">
-import { Budget, RetryClient, RetryError } from "/js/browser.js";
-window.flood = async (url, ms, share, limits) => {
-  const budget = new Budget({ ...limits, share });
+// The flood, in a tab and in its worker alike: sends as fast as `budget` lets it for `ms`.
+const SEND_AS_FAST_AS_ALLOWED = `async function sendAsFastAsAllowed(budget, url, ms) {
   const client = new RetryClient({ budget, policy: { maxAttempts: 1, deadlineMs: 1500, attemptTimeoutMs: 1000 } });
   const until = performance.now() + ms;
   let sent = 0;
@@ -25,6 +23,15 @@ window.flood = async (url, ms, share, limits) => {
       await new Promise((r) => setTimeout(r, 10));
     }
   }
+  return sent;
+}`;
+// The page: the package's browser entry, the flood, and the calls the tests make.
+const PAGE = `<!doctype html><script type="module">
+import { Budget, RetryClient, RetryError } from "/js/browser.js";
+${SEND_AS_FAST_AS_ALLOWED}
+window.flood = async (url, ms, share, limits) => {
+  const budget = new Budget({ ...limits, share });
+  const sent = await sendAsFastAsAllowed(budget, url, ms);
   return { sent, share: budget.share, sharing: budget.snapshot().map((s) => s.sharing) };
 };
 window.once = async (url, share, limits) => {
@@ -65,20 +72,10 @@ window.ready = true;
 const WORKER = `import { Budget, RetryClient, RetryError } from "/js/browser.js";
 onmessage = ({ data }) => flood(...data).then(postMessage, (error) => postMessage({ error: String(error) }));
 postMessage("ready");
+${SEND_AS_FAST_AS_ALLOWED}
 async function flood(url, ms, share, limits) {
   const budget = new Budget({ ...limits, share });
-  const client = new RetryClient({ budget, policy: { maxAttempts: 1, deadlineMs: 1500, attemptTimeoutMs: 1000 } });
-  const until = performance.now() + ms;
-  let sent = 0;
-  while (performance.now() < until) {
-    try {
-      await (await client.fetch(url)).arrayBuffer();
-      sent++;
-    } catch (error) {
-      if (!(error instanceof RetryError)) throw error;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
+  const sent = await sendAsFastAsAllowed(budget, url, ms);
   return { sent, share: budget.share, sharing: budget.sharing };
 }`;
 
@@ -106,17 +103,6 @@ async function tabs(n) {
     pages.push(page);
   }
   return { pages, close: () => context.close() };
-}
-
-/** The most requests the server saw in any one-second window. */
-function busiestSecond(requests) {
-  const at = requests.map((r) => r.receivedAtMs).sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < at.length; i++) {
-    while (at[i] - at[j] >= 1000) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
 }
 
 const limits = { capacity: 10, refillPerSecond: 5 };

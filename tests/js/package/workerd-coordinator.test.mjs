@@ -6,6 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startCoordinatorRig } from "./coordinator-rig.mjs";
 import { sleep } from "./workerd-harness.mjs";
+import { busiestSecond } from "../support/windows.mjs";
 
 const limits = { capacity: 10, refillPerSecond: 5 };
 const policy = { maxAttempts: 1, deadlineMs: 1500, attemptTimeoutMs: 1000 };
@@ -21,17 +22,6 @@ after(() => rig?.close());
 const flood = (worker, path, ms, share) =>
   rig.worker.call(`/${worker}/flood`, { url: rig.mock.url + path, limits, policy, ms, share });
 const once = (worker, path, share) => rig.worker.call(`/${worker}/once`, { url: rig.mock.url + path, limits, policy, share });
-
-/** The most requests the server saw in any one-second window. */
-function busiestSecond(requests) {
-  const at = requests.map((r) => r.receivedAtMs).sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < at.length; i++) {
-    while (at[i] - at[j] >= 1000) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
 
 test("two isolates flooding one scope through one coordinator never exceed capacity + one second of refill", { timeout: 60_000 }, async () => {
   const results = await Promise.all([flood("w1", "/co/flood", 3000, "flood"), flood("w2", "/co/flood", 3000, "flood")]);
