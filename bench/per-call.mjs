@@ -16,22 +16,30 @@
 // Calls are awaited one after the other; every YIELD_EVERY (100) calls the loop yields to the event
 // loop (setImmediate), every row alike (see lib/ops.mjs): Node 20's Request keeps ~1.1 KB until a
 // finalizer task runs, which a loop of bare awaits never lets happen. Median µs per call over
-// interleaved rounds.
+// interleaved rounds, wall time and the process's CPU time (steadier when other work shares the
+// machine's cores).
 import pRetry, { AbortError } from "p-retry";
 import ky from "ky";
 import { ConstantBackoff, handleAll, retry } from "cockatiel";
 import { Budget, RetryClient } from "../js/node.js";
+// The strict-CSP entry: the same core as JavaScript (binaryen wasm2js), for its cost per call.
+import { Budget as CspBudget, RetryClient as CspClient } from "../js/csp.js";
 import { compareAsyncOps, YIELD_EVERY } from "./lib/ops.mjs";
 import { loadFloor } from "./floor.mjs";
+import { OK } from "./floor/driver.js";
 
-// The floor of the design's shape (bench/floor): set by measurePerCall before the rows are made.
+// The floor of the package's shape (bench/floor.mjs, bench/floor/driver.js over the core's
+// abi-fetch exports): set by measurePerCall before the rows are made.
 let shape = null;
+let shapeError = "the floor was not built";
 const shapeRow = (id, name, config, make) => ({ id, name, config, make: (send) => {
-  if (!shape) throw new Error("the floor crate could not be built");
+  if (!shape) throw new Error(shapeError);
   return make(send);
 } });
 
 const URL_ = "http://127.0.0.1:9/api/v3/time"; // never dialled: the stub answers
+/** Issue 24 (as issue 9): at most 15 µs of own work per successful call over the bare stub. */
+export const TARGET_US = 15;
 const RETRYABLE = [408, 429, 500, 502, 503, 504];
 
 class HttpStatusError extends Error {
@@ -71,7 +79,7 @@ const pRetryCall = (send, options) =>
 /** The contenders of each path: { id, name, config, make(send) → () => Promise<Response> }. */
 export const perCallContenders = {
   success: [
-    { id: "stub", name: "bare stub (floor)", config: "stub(url)", make: (send) => () => send(URL_) },
+    { id: "stub", name: "bare stub", config: "stub(url)", make: (send) => () => send(URL_) },
     { id: "retryline", name: "retryline", config: "new RetryClient({ fetch: stub })", make: (send) => {
       const client = new RetryClient({ fetch: send });
       return () => client.fetch(URL_);
@@ -82,11 +90,24 @@ export const perCallContenders = {
       const client = new RetryClient();
       return () => ((globalThis.fetch = send), client.fetch(URL_));
     } },
-    // What no shell of the design's shape goes below: a Rust export that awaits fetch; plus an
-    // attempt timeout (AbortController, its signal, a timer cleared after); plus the core's decisions.
-    shapeRow("shape-bare", "floor of the shape: a Rust export awaiting fetch", "bench/floor bare(stub, url)", (send) => () => shape.bare(send, URL_)),
-    shapeRow("shape-timeout", "floor of the shape + an attempt timeout", "bench/floor withTimeout(stub, url, 10 000)", (send) => () => shape.withTimeout(send, URL_, 10_000)),
-    shapeRow("shape-decided", "floor of the shape + timeout + the core's decisions", "bench/floor decided(stub, url)", (send) => () => shape.decided(send, URL_)),
+    { id: "retryline-csp", name: "retryline/csp (the core as JavaScript)", config: "new RetryClient({ fetch: stub }) from retryline/csp", make: (send) => {
+      const client = new CspClient({ fetch: send });
+      return () => client.fetch(URL_);
+    } },
+    // What no shell of the package's shape goes below: fetch raced with a timer that aborts its
+    // AbortController (no core); and that inside the least driver of the core's exports.
+    shapeRow("shape-timeout", "floor: fetch raced with a timer and its AbortController (no core)", "bench/floor/driver.js attempt(stub, url, 10 000)",
+      (send) => async () => shape.attempt(send, URL_, 10_000).then(([, res]) => res)),
+    shapeRow("shape-core", "floor: the core's exports around fetch (no timer, no AbortController)", "bench/floor/driver.js client({}, {}, (f, url) => f(url).then((r) => [OK, r]))(stub, url)",
+      (send) => {
+        const get = shape.client({}, {}, (f, url) => f(url).then((r) => [OK, r]));
+        return () => get(send, URL_);
+      }),
+    shapeRow("shape-decided", "floor of the shape: the core's exports + a minimal JS driver", "bench/floor/driver.js client()(stub, url)",
+      (send) => {
+        const get = shape.client();
+        return () => get(send, URL_);
+      }),
     { id: "ky", name: "ky", config: "ky.create({ fetch: stub }).get(url)", make: (send) => {
       const api = ky.create({ fetch: send });
       return () => api.get(URL_);
@@ -98,7 +119,7 @@ export const perCallContenders = {
     } },
   ],
   retry: [
-    { id: "stub", name: "bare stub × 3 (floor)", config: "3 × stub(url), each body read", make: (send) => async () => {
+    { id: "stub", name: "bare stub × 3", config: "3 × stub(url), each body read", make: (send) => async () => {
       await (await send(URL_)).text();
       await (await send(URL_)).text();
       return send(URL_);
@@ -111,7 +132,17 @@ export const perCallContenders = {
         const client = new RetryClient({ fetch: send, budget: new Budget({ retryQuota: false }), policy: { baseDelayMs: 0, maxDelayMs: 0 } });
         return () => client.fetch(URL_);
       } },
-    shapeRow("shape-thrice", "floor of the shape: three attempts with a timeout each", "bench/floor thrice(stub, url, 10 000)", (send) => () => shape.thrice(send, URL_, 10_000)),
+    { id: "retryline-csp", name: "retryline/csp (the core as JavaScript)", timer: "none at 0 ms (its own scheduling)",
+      config: "the same, from retryline/csp",
+      make: (send) => {
+        const client = new CspClient({ fetch: send, budget: new CspBudget({ retryQuota: false }), policy: { baseDelayMs: 0, maxDelayMs: 0 } });
+        return () => client.fetch(URL_);
+      } },
+    shapeRow("shape-thrice", "floor of the shape: the core's exports + a minimal JS driver", "bench/floor/driver.js client({ policy: { baseDelayMs: 0, maxDelayMs: 0 } }, { retryQuota: false })(stub, url)",
+      (send) => {
+        const get = shape.client({ policy: { baseDelayMs: 0, maxDelayMs: 0 } }, { retryQuota: false });
+        return () => get(send, URL_);
+      }),
     { id: "p-retry", name: "p-retry + stub", timer: "none (skips the timer at 0 ms)",
       config: "pRetry(() => stub(url) /* throws on 5xx */, { retries: 2, minTimeout: 0 })",
       make: (send) => () => pRetryCall(send, { retries: 2, minTimeout: 0 }) },
@@ -168,6 +199,7 @@ async function measurePath(list, script, attemptsPerCall, { rounds, msPerRound }
   const measured = await compareAsyncOps(cases.filter((c) => !failed.has(c.id)), { rounds, msPerRound, yieldEvery: YIELD_EVERY });
   const floor = measured.find((r) => r.id === "stub");
   const floorUs = floor ? 1e6 / floor.opsPerSecond : NaN;
+  const floorCpuUs = floor?.cpuUsPerCall ?? NaN;
   return cases.map(({ fn, ...c }) => {
     const r = measured.find((m) => m.id === c.id);
     if (!r) return { ...c, error: failed.get(c.id) };
@@ -175,6 +207,7 @@ async function measurePath(list, script, attemptsPerCall, { rounds, msPerRound }
       ...r,
       usPerCall: 1e6 / r.opsPerSecond,
       usOverFloor: 1e6 / r.opsPerSecond - floorUs,
+      cpuUsOverFloor: r.cpuUsPerCall - floorCpuUs,
       // Rounds' range, as µs: the fastest round is the smallest µs.
       usFastest: 1e6 / r.maxOps,
       usSlowest: 1e6 / r.minOps,
@@ -184,9 +217,10 @@ async function measurePath(list, script, attemptsPerCall, { rounds, msPerRound }
 
 export async function measurePerCall({ rounds = 5, msPerRound = 300, log = () => {} } = {}) {
   try {
-    shape = await loadFloor();
+    shape = loadFloor({ log });
   } catch (error) {
-    log(`  the floor crate (bench/floor) could not be built: ${error.message.split("\n")[0]}`);
+    shapeError = `the floor could not be built: ${error.message.split("\n")[0]}`;
+    log(`  ${shapeError}`);
   }
   log("  success path");
   // The platform-fetch row installs its stub as globalThis.fetch: the later sections need the real one.
@@ -195,5 +229,5 @@ export async function measurePerCall({ rounds = 5, msPerRound = 300, log = () =>
     .finally(() => (globalThis.fetch = platformFetch));
   log("  retry path (503, 503, 200; zero backoff)");
   const retried = await measurePath(perCallContenders.retry, retryScript, 3, { rounds, msPerRound });
-  return { settings: { rounds, msPerRound, yieldEvery: YIELD_EVERY, stub: 'Promise.resolve(new Response("ok", { status }))' }, success, retry: retried, targetUs: 15 };
+  return { settings: { rounds, msPerRound, yieldEvery: YIELD_EVERY, stub: 'Promise.resolve(new Response("ok", { status }))' }, success, retry: retried, targetUs: TARGET_US };
 }

@@ -7,13 +7,13 @@
 //                                      some sections (see SECTIONS); prints only
 //   --no-build                         measure pkg/ as it is, even if src/ is newer
 import os from "node:os";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ensureBuilt } from "./lib/ensure-built.mjs";
 import { machineInfo } from "./lib/machine.mjs";
 import { renderMarkdown } from "./lib/report.mjs";
 
-const SECTIONS = ["decisions", "wrapper-cost", "per-call", "memory", "overhead", "retry-after", "storm", "size", "bundle", "cold-start"];
+const SECTIONS = ["decisions", "wrapper-cost", "per-call", "memory", "overhead", "retry-after", "storm", "reconnect-storm", "breaker", "size", "bundle", "cold-start"];
 const { values: args } = parseArgs({
   options: { quick: { type: "boolean", default: false }, only: { type: "string" }, "no-build": { type: "boolean", default: false } },
 });
@@ -36,10 +36,19 @@ watchdog.unref();
 for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.exit(130));
 
 const started = performance.now();
-if (!args["no-build"] && ensureBuilt()) log("bench: rebuilt pkg/");
+let buildFailed = null;
+if (!args["no-build"]) {
+  try {
+    if (ensureBuilt()) log("bench: rebuilt pkg/");
+  } catch (error) {
+    // Someone's src/ may be mid-edit: a pkg/ that is whole is measured as it is, and the results say so.
+    buildFailed = error.message.split("\n")[0];
+    log(`bench: node scripts/build.mjs failed (${buildFailed}); measuring pkg/ as it is`);
+  }
+}
 // pkg/ may be in the middle of someone else's rebuild: wait for it to be whole and consistent.
 const { freshProject, pkgFingerprint, waitForPkg } = await import("./lib/fresh-project.mjs");
-const builds = { start: await waitForPkg({ log }) };
+const builds = { start: await waitForPkg({ log }), ...(buildFailed ? { buildFailed } : {}) };
 
 // Imported after the build: the library reads pkg/ when it is imported.
 const { withMockProcess } = await import("./lib/mock-process.mjs");
@@ -49,11 +58,13 @@ const { measureWrapperCost } = await import("./wrapper-cost.mjs");
 const { measureOverhead } = await import("./overhead.mjs");
 const { measureRetryAfter } = await import("./retry-after.mjs");
 const { measureStorm } = await import("./storm.mjs");
+const { measureReconnectStorm } = await import("./reconnect-storm.mjs");
+const { measureBreaker } = await import("./breaker.mjs");
 const { measureSize } = await import("./size.mjs");
 const { measurePerCall, perCallContenders } = await import("./per-call.mjs");
 const { measureMemory } = await import("./memory.mjs");
 const { measureBundle } = await import("./bundle.mjs");
-const { floorSize } = await import("./floor.mjs");
+const { floorSize, buildFloor } = await import("./floor.mjs");
 const { measureColdStart } = await import("./cold-start.mjs");
 const { versionOf } = await import("./lib/versions.mjs");
 
@@ -61,22 +72,38 @@ const settings = args.quick
   ? {
       overhead: { requests: 200, rounds: 2, warmup: 20 }, decisions: { rounds: 2, msPerRound: 50 }, wrapperCost: { rounds: 2, msPerRound: 50 },
       perCall: { rounds: 2, msPerRound: 50 }, memory: { calls: 10_000, batch: 100 },
+      reconnectStorm: { clients: 100, refusalMs: 2000, holdMs: 1000, capMs: 30_000, connectTimeoutMs: 30_000, messages: 10_000, rounds: 2 },
+      breaker: { reads: 50, everyMs: 200, wavesMs: 6000, outageMs: 3000, capMs: 15_000, drainMs: 10_000, attemptTimeoutMs: 1000 },
       coldStart: { nodeSamples: 3, chromiumSamples: 3, workerdSamples: 3, cpuThrottles: [4, 1] },
     }
   : {
       overhead: { requests: 2000, rounds: 5, warmup: 200 }, decisions: { rounds: 5, msPerRound: 200 }, wrapperCost: { rounds: 5, msPerRound: 200 },
       perCall: { rounds: 5, msPerRound: 300 }, memory: { calls: 100_000, batch: 100 },
+      reconnectStorm: { clients: 1000, refusalMs: 5000, holdMs: 6000, capMs: 120_000, connectTimeoutMs: 60_000, messages: 100_000, rounds: 5 },
+      breaker: { reads: 200, everyMs: 200, wavesMs: 20_000, outageMs: 10_000, capMs: 45_000, drainMs: 15_000, attemptTimeoutMs: 1000 },
       coldStart: { nodeSamples: 10, chromiumSamples: 10, workerdSamples: 10, cpuThrottles: [4, 1] },
     };
 
 const results = {
   machine: machineInfo(),
   versions: Object.fromEntries(
-    ["retryline", ...new Set(contenders.flatMap((c) => c.packages)), "esbuild", "vite", "playwright-core", "workerd"].map((p) => [p, versionOf(p)]),
+    ["retryline", ...new Set(contenders.flatMap((c) => c.packages)), "opossum", "esbuild", "vite", "playwright-core", "workerd"].map((p) => [p, versionOf(p)]),
   ),
   configurations: contenders.map((c) => ({ id: c.id, name: c.name, config: c.config({ attempts: 3, baseDelayMs: 100 }) })),
 };
 
+if (wanted("per-call") || wanted("size") || wanted("bundle")) {
+  // The floor of the shape (bench/floor.mjs): built once (cargo, in target/floor), measured for size here
+  // and per call in per-call.mjs.
+  log("bench: the floor of the shape (cargo build --features abi-fetch, wasm-opt -O1)");
+  try {
+    buildFloor({ log });
+    results.floor = { size: await floorSize({ log }), driverLines: readFileSync(new URL("./floor/driver.js", import.meta.url), "utf8").split("\n").length - 1 };
+  } catch (error) {
+    log(`bench: the floor: ${error.message.split("\n")[0]}`);
+    results.floor = { size: { error: error.message.split("\n")[0] } };
+  }
+}
 if (wanted("decisions")) {
   log("bench: (b) decision cost");
   results.decisions = { settings: settings.decisions, rows: await measureDecisions(settings.decisions), notComparable };
@@ -113,6 +140,16 @@ if (wanted("overhead") || wanted("retry-after") || wanted("storm")) {
     }
   });
 }
+if (wanted("reconnect-storm")) {
+  const r = settings.reconnectStorm;
+  log(`bench: (c) reconnect storm: ${r.clients} WebSocket clients dropped, 503 for ${r.refusalMs / 1000} s (one library at a time; up to ${r.capMs / 1000} s each)`);
+  results.reconnectStorm = await measureReconnectStorm({ ...r, log });
+}
+if (wanted("breaker")) {
+  const b = settings.breaker;
+  log(`bench: (c) breakers: ${b.reads} reads every ${b.everyMs} ms for ${b.wavesMs / 1000} s, the route hanging for the first ${b.outageMs / 1000} s (one contender at a time; up to ${b.capMs / 1000} s each)`);
+  results.breaker = await measureBreaker(b, { log });
+}
 if (wanted("size")) {
   log("bench: (d) size");
   results.size = await measureSize();
@@ -142,7 +179,6 @@ if (wanted("bundle") || wanted("cold-start")) {
       if (wanted("bundle")) {
         log("bench: bundle: Vite builds of one-call pages");
         results.bundle = await measureBundle(project, { browser, log });
-        results.bundle.floor = await floorSize().catch((error) => ({ error: error.message.split("\n")[0] }));
       }
       if (wanted("cold-start")) {
         log("bench: cold start in Node, Chromium and workerd");

@@ -1,13 +1,17 @@
-// Browser and bundler entry: the wasm module ships as its own file, fetched and compiled while
-// it streams (bundlers see `new URL(…, import.meta.url)` and emit it as an asset).
-// `retryline/inline` is the same API with the bytes inlined, for setups that cannot serve assets.
-import init, { setErrorClass, RetryClient } from "../pkg/retryline.js";
-import { RetryError } from "./retry-error.js";
-import { installAsFetch } from "./as-fetch.js";
+// Browser and bundler entry: the wasm module ships as its own file, fetched and compiled while it
+// streams (Vite, webpack and Parcel see `new URL(…, import.meta.url)` and emit it as an asset).
+// Where a bundler does not (esbuild, Rollup, Bun), the inlined bytes are used instead.
+// `retryline/inline` has the bytes inlined and no top-level await; `retryline/csp` needs no
+// 'wasm-unsafe-eval'.
+import { assemble } from "./api/assemble.js";
+import { load } from "./api/page-modules.js";
+import { tabs } from "./platform/tabs-lazy.js";
+import { instantiatePage } from "./platform/wasm-page.js";
 
-await init({ module_or_path: new URL("../pkg/retryline_bg.wasm", import.meta.url) });
-setErrorClass(RetryError);
-installAsFetch(RetryClient, RetryError);
+const url = new URL("../pkg/browser.wasm", import.meta.url);
+// Unbundled, or the URL rewritten to an emitted asset: either way there is a file to fetch.
+const emitted = import.meta.url.endsWith("/js/browser.js") || !url.pathname.endsWith("/pkg/browser.wasm");
+const instance = await instantiatePage(url, emitted, () => import("../pkg/browser-inline.js"));
 
-export { RetryClient, Budget, replay } from "../pkg/retryline.js";
-export { RetryError };
+export const { RetryClient, Budget, RetryError } = assemble(instance, { sharing: { tabs }, load });
+export { replay } from "./api/replay-page.js";

@@ -1,5 +1,7 @@
 // Type declarations for retryline. One import on every runtime, no init():
 //   import { RetryClient, RetryError, Budget, replay } from "retryline";
+// They name only globals that both lib.dom and @types/node declare (Request, Response, RequestInit,
+// AbortSignal, URL; not RequestInfo), so they compile without the dom lib; tests/js/types.test.mjs.
 
 /** How a delay is drawn from its backoff window `min(maxDelayMs, baseDelayMs × 2^n)`. */
 export type Jitter = "full" | "equal" | "decorrelated" | "none";
@@ -14,9 +16,9 @@ export interface Policy {
   jitter?: Jitter;
   /** Total requests, including the initial one (1–10000). Default 3. */
   maxAttempts?: number;
-  /** Bound on one request — connect, headers and body — enforced with an AbortController. Default 10000. */
+  /** Bound on one request — connect, headers and body — enforced with an AbortController. Default 10000; under a shorter deadlineMs, deadlineMs / maxAttempts (so retries still fit). One you set must be ≤ deadlineMs. */
   attemptTimeoutMs?: number;
-  /** The operation's expiry, measured from its start; must be ≥ attemptTimeoutMs. Default 30000. */
+  /** The operation's expiry, measured from its start; must be ≥ an attemptTimeoutMs you set. Default 30000. */
   deadlineMs?: number;
   /** Statuses worth another attempt. Default [408, 429, 500, 502, 503, 504]. */
   retryOn?: number[];
@@ -29,6 +31,13 @@ export interface Policy {
    * than one attempt timeout still allows retries.
    */
   minAttemptMs?: number;
+  /**
+   * Your veto over a retry the core has already admitted (on the client or per call; sync or async, bounded by the
+   * deadline). Return false — or throw — to stop it: the call ends "non-retryable", the refused record's `limit` is
+   * "should-retry" and its `error` says what was thrown. It can only narrow: it is never asked where the gate, the
+   * budget, a ban or an order's unknown outcome already stop the call. Add statuses to `retryOn` to decide on them.
+   */
+  shouldRetry?: (context: { attempt: number; status: number | undefined; error: Error | undefined; response: Response | undefined; record: AttemptRecord }) => boolean | Promise<boolean>;
 }
 
 /** What a request could change. Default from the method: GET/HEAD/OPTIONS → "read", others → "order". */
@@ -49,7 +58,9 @@ export type RetryReason =
   | "unknown-outcome"
   | "aborted"
   /** The operation's state could not be read or saved in its store, so nothing more was sent. */
-  | "store";
+  | "store"
+  /** The scope's circuit breaker is open: refused before sending; the message says when it is probed. */
+  | "circuit-open";
 
 /** What was still pending when a timeout, the deadline or a store failure cut an attempt short. */
 export type Pending =
@@ -90,7 +101,7 @@ export interface AttemptRecord {
    * How the Retry-After behind providerWaitMs was read. "unreadable": a cross-origin response that does not expose
    * Retry-After (Access-Control-Expose-Headers), so there may have been one; null: the response had none.
    */
-  retryAfter: "seconds" | "date" | "unparseable" | "clamped" | "unreadable" | null;
+  retryAfter: "seconds" | "date" | "unparseable" | "clamped" | "unreadable" | "ratelimit-reset" | "x-ratelimit-reset" | "x-ratelimit-retry-after" | "x-rate-limit-reset" | null;
   /** Wait imposed by the shared budget. */
   budgetWaitMs: number;
   /** max(provider minimum + spread, draw) + budget wait: the wait before this attempt. */
@@ -108,7 +119,65 @@ export interface AttemptRecord {
   /** A store failure after this attempt (redacted); the attempt's outcome stands. */
   storeError: string | null;
   /** Which part of the budget refused it (reason "budget" only). */
-  limit: "tokens" | "retry-quota" | null;
+  limit: "tokens" | "retry-quota" | "should-retry" | null;
+  /** The endpoint family its call ran under (null: the client's defaults); absent without families. */
+  family?: string | null;
+}
+
+/** What a family's functions are given of a request. */
+export interface FamilyRequest {
+  method: string;
+  url: string;
+  init: RequestInit | undefined;
+}
+
+/** An endpoint family: which requests it matches, and the call options they run under. */
+export interface Family {
+  name: string;
+  /** `url`: a pattern (`*` any run, `:name` one path segment; the query ignored unless named), a URLPattern or a RegExp. */
+  match: { method?: string | string[]; url?: string | RegExp | object } | ((request: FamilyRequest) => boolean);
+  operation?: Operation;
+  scope?: string;
+  weight?: number | ((request: FamilyRequest) => number);
+  priority?: Priority;
+  policy?: Policy;
+  /** The operation's identity (e.g. the client order id), when the call gives none. */
+  key?: (request: FamilyRequest) => string | undefined;
+  /** Which provider wait headers its responses may set (default: Retry-After and every reset header retryline reads). */
+  providerWaitHeaders?: string[];
+  /** The provider's page, the ISO date it was checked, and the statuses it documents as final. */
+  docs?: { url?: string; checked?: string; final?: number[] };
+}
+
+/** One worksheet row (`family` null: requests no family matches). */
+export interface WorksheetRow {
+  family: string | null;
+  match: string;
+  operation: Operation;
+  priority: Priority;
+  scope: string;
+  weight: number | "by request";
+  policy: Required<Omit<Policy, "minAttemptMs" | "shouldRetry">> & { minAttemptMs?: number };
+  windowsMs: number[];
+  longestScheduleMs: number;
+  attemptsThatFit: number;
+  retried: number[];
+  unknownOutcome: number[];
+  banned: number[];
+  final: number[];
+  timeouts: RetryReason | "retryable";
+  providerWaitHeaders: string[];
+  bucket: { capacity: number; refillMilliPerSecond: number } | null;
+  exhausted: string;
+  docs: { url?: string; checked?: string; final?: number[] } | null;
+  /** What a reviewer must see. */
+  flags: string[];
+}
+
+export interface Worksheet {
+  rows: WorksheetRow[];
+  toMarkdown(): string;
+  toJSON(): { rows: WorksheetRow[] };
 }
 
 export interface ClientOptions {
@@ -138,6 +207,8 @@ export interface ClientOptions {
    * decoded name). Applies to records, messages, causes and the response carried by a RetryError.
    */
   redact?: (string | RegExp)[];
+  /** Endpoint families, first match wins; a call's own options override the family's field by field. See README "Endpoint families". */
+  families?: Family[];
   /**
    * Where keyed operations keep their state: `{ get, set, delete }` (a `Map` works), `{ get, put, delete }`
    * (Durable Object storage, KV) or Web Storage (`localStorage`), sync or async. Values are JSON text under
@@ -228,7 +299,7 @@ export class RetryClient {
    * Like `fetch(input, init)`, with retries. Resolves with the successful (2xx/3xx) Response (body unread unless
    * `readBody`); rejects with a {@link RetryError} otherwise.
    */
-  fetch(input: RequestInfo | URL, init?: RequestInit, options?: CallOptions): Promise<Response>;
+  fetch(input: Request | string | URL, init?: RequestInit, options?: CallOptions): Promise<Response>;
   /**
    * The platform `fetch` signature, for clients that map HTTP errors themselves (ccxt's `fetchImplementation`, ky's
    * `fetch`). Resolves with the provider's last response whatever its status, once retries are used, refused or not
@@ -239,7 +310,7 @@ export class RetryClient {
    * `Idempotency-Key` header uses it as its `key` and runs as `"idempotent"`. Sets `policy.minAttemptMs` to 1000
    * unless given, so a `timeout` no longer than one attempt timeout still allows retries.
    */
-  asFetch(defaults?: AsFetchDefaults): (input: RequestInfo | URL, init?: AsFetchInit) => Promise<Response>;
+  asFetch(defaults?: AsFetchDefaults): (input: Request | string | URL, init?: AsFetchInit) => Promise<Response>;
   /**
    * Runs your status lookup for an order whose outcome is unknown, under its own bounded policy (default:
    * 5 queries of at most 5 s within 60 s, budget priority "reconcile"), until evidence settles it. Never resubmits.
@@ -252,8 +323,81 @@ export class RetryClient {
   ): Promise<Reconciliation>;
   /** Closes an unknown outcome by hand, with what an operator established. */
   resolve(key: string, state: Exclude<Evidence, "not-found">): Promise<Reconciliation>;
+  /**
+   * A WebSocket that reconnects under a policy and this client's budget: every connection attempt spends the
+   * scope's tokens, waits out its holds and bans, and leaves a record (`operation: "stream"`). See README "Streams".
+   */
+  stream(url: string | URL, options?: StreamOptions): RetryStream;
+  /** What this configuration decides, family by family (Node and workerd). */
+  worksheet(): Worksheet;
   /** Releases the client's memory in the wasm instance (optional; garbage collection does it too). */
   free(): void;
+}
+
+/** The standard WebSocket constructor interface (the platform's, `ws`, undici's). */
+export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => unknown;
+
+export interface StreamOptions {
+  /** Per outage. Defaults: baseDelayMs 1000, maxDelayMs 30 000, equal jitter, maxAttempts 20, attemptTimeoutMs (the connect
+   * timeout, onOpen included) 10 000, deadlineMs (the longest outage before giving up with "deadline") 300 000. */
+  policy?: Policy;
+  /** Default: the URL's origin with ws:/wss: read as http:/https:, so the exchange's REST bans hold its streams. */
+  scope?: string;
+  /** Budget tokens per connection attempt (default 1). */
+  weight?: number;
+  /** A connection must stay up this long before the outage ends and its attempt count resets (default 5 000). */
+  minUptimeMs?: number;
+  /** No message for this long: state "stale" (default 10 000; 0: never). */
+  staleAfterMs?: number;
+  /** No message for this long: the silent connection is closed and replaced (default 30 000; 0: never). */
+  reconnectAfterStaleMs?: number;
+  /** Make-before-break: a connection this old is replaced by one opened beside it (default 0: never). */
+  rotateAfterMs?: number;
+  /** Outgoing pace: at most this many sends a second, the rest queued (default: unpaced). */
+  sendPerSecond?: number;
+  /** Close codes that stop the stream with "non-retryable" (default [1002, 1003, 1007, 1008]). */
+  stopCodes?: number[];
+  /** The constructor (default: globalThis.WebSocket; Node 20: pass `WebSocket` from "ws"). */
+  WebSocket?: WebSocketConstructor;
+  protocols?: string | string[];
+  /** Runs on every open before the stream counts as open (resubscribe here); bounded by the connect timeout. */
+  onOpen?: (socket: { send(data: string | ArrayBufferLike | ArrayBufferView): void; readonly socket: unknown; readonly protocol: string }) => void | Promise<void>;
+  /** After every open and on gap(): rebuild state (a REST snapshot through client.fetch); "stale" until it resolves. */
+  resync?: (stream: RetryStream) => unknown;
+  /** An application-level ping when nothing was heard for everyMs. */
+  heartbeat?: { everyMs: number; message: string | (() => string) };
+  onAttempt?: (record: AttemptRecord) => unknown;
+  /** Aborting it closes the stream. */
+  signal?: AbortSignal;
+}
+
+export type StreamState = "connecting" | "open" | "stale" | "waiting" | "stopped";
+
+/** addEventListener's options, spelt out: the package's types name no DOM-only global. */
+export interface StreamListenerOptions { capture?: boolean; once?: boolean; passive?: boolean; signal?: AbortSignal }
+
+/** An EventTarget (it is one at run time) with the stream's events typed. */
+export interface RetryStream {
+  readonly state: StreamState;
+  readonly url: string;
+  /** When the last message came (Unix ms), null before the first. */
+  readonly lastMessageAt: number | null;
+  /** How long it has been stale, ms (0 while fresh). */
+  readonly staleForMs: number;
+  /** Why it stopped, once it has. */
+  readonly reason: RetryReason | undefined;
+  /** Sends on the open connection (paced); throws while the stream is not open. */
+  send(data: string | ArrayBufferLike | ArrayBufferView): void;
+  /** Reports a gap: "stale" until resync resolves. */
+  gap(): void;
+  /** Closes it for good: a "stop" event with reason "aborted". */
+  close(): void;
+  addEventListener(type: "message", listener: (event: Event & { readonly data: unknown }) => void, options?: boolean | StreamListenerOptions): void;
+  addEventListener(type: "state", listener: (event: Event & { state: StreamState; previous: StreamState }) => void, options?: boolean | StreamListenerOptions): void;
+  addEventListener(type: "stop", listener: (event: Event & { reason: RetryReason; error: RetryError | undefined }) => void, options?: boolean | StreamListenerOptions): void;
+  addEventListener(type: string, listener: ((event: Event) => void) | null, options?: boolean | StreamListenerOptions): void;
+  removeEventListener(type: string, listener: ((event: never) => void) | null, options?: boolean | { capture?: boolean }): void;
+  dispatchEvent(event: Event): boolean;
 }
 
 export class RetryError extends Error {
@@ -285,6 +429,13 @@ export interface ScopeLimits {
   reserve?: number;
   /** A response header with the provider's own count of weight used (e.g. "X-MBX-USED-WEIGHT-1M"): the local bucket follows it down. */
   usedWeightHeader?: string;
+  /**
+   * A circuit breaker for the scope (default: none). `true` or the fields: it opens after `consecutiveFailures` (5)
+   * timeouts, network errors or 5xx (never 4xx), or a `failureRatio` (0.5) of them over `windowMs` (10 000) with at
+   * least `minVolume` (10) outcomes; stays open `openMs` (5 000), doubling with jitter on each failed probe up to
+   * `maxOpenMs` (60 000); half-open it lets `probes` (1) attempts through. Reconciliation is never refused by it.
+   */
+  breaker?: boolean | { consecutiveFailures?: number; failureRatio?: number; windowMs?: number; minVolume?: number; openMs?: number; maxOpenMs?: number; probes?: number };
 }
 
 export interface BudgetOptions extends ScopeLimits {
@@ -339,6 +490,10 @@ export interface ScopeSnapshot {
   banRemainingMs: number;
   /** Operations granted capacity that are still waiting to send. */
   queued: number;
+  /** Its circuit breaker's state (null: it has none). */
+  breaker: "closed" | "open" | "half-open" | null;
+  /** When an open breaker lets its probe through, Unix ms (null: not open). */
+  breakerOpenUntil: number | null;
   /** How the budget is kept, as `budget.sharing` says: "local" where a share was asked for and the platform cannot. */
   sharing: "local" | "tabs" | "coordinator" | "unreachable";
 }

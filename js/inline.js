@@ -1,13 +1,11 @@
 // Inline entry (`retryline/inline`): the wasm module is inlined as base64, so there is no asset
-// URL to serve; about a third larger over the wire than the default browser entry.
-import { initSync, setErrorClass, RetryClient } from "../pkg/retryline.js";
-import { wasmBytes } from "../pkg/retryline_inline.js";
-import { RetryError } from "./retry-error.js";
-import { installAsFetch } from "./as-fetch.js";
+// URL to serve, and compiled synchronously (no top-level await: fit for `require()`, iife bundles
+// and es2020 targets); about a third larger over the wire than the default browser entry.
+import { wasmBytes } from "../pkg/browser-inline.js";
+import { assemble } from "./api/assemble.js";
+import { load } from "./api/page-modules.js";
+import { tabs } from "./platform/tabs-lazy.js";
+import { instantiateNow } from "./platform/wasm-page.js";
 
-initSync({ module: wasmBytes() });
-setErrorClass(RetryError);
-installAsFetch(RetryClient, RetryError);
-
-export { RetryClient, Budget, replay } from "../pkg/retryline.js";
-export { RetryError };
+export const { RetryClient, Budget, RetryError } = assemble(instantiateNow(wasmBytes()), { sharing: { tabs }, load });
+export { replay } from "./api/replay-page.js";

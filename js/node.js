@@ -1,12 +1,11 @@
-// Node entry: the wasm module is read from the package, synchronously, at import.
-import { readFileSync } from "node:fs";
-import { initSync, setErrorClass, RetryClient } from "../pkg/retryline.js";
-import { RetryError } from "./retry-error.js";
-import { installAsFetch } from "./as-fetch.js";
+// Node entry (also Bun and Deno): the wasm module's bytes come inlined in a module, not read from
+// a file, so that the entry works wherever a bundler moves it (a Next.js server render, esbuild
+// --platform=node) and Deno needs no --allow-read; compiled synchronously, at import.
+import { wasmBytes } from "../pkg/server-inline.js";
+import { assemble } from "./api/assemble.js";
+import { load } from "./api/server-modules.js";
+import { coordinator } from "./platform/coordinator.js";
 
-initSync({ module: readFileSync(new URL("../pkg/retryline_bg.wasm", import.meta.url)) });
-setErrorClass(RetryError);
-installAsFetch(RetryClient, RetryError);
+const module = new WebAssembly.Module(wasmBytes());
 
-export { RetryClient, Budget, replay } from "../pkg/retryline.js";
-export { RetryError };
+export const { RetryClient, Budget, RetryError, replay } = assemble(new WebAssembly.Instance(module, {}), { sharing: { coordinator }, load });

@@ -1,11 +1,13 @@
 // Installs what building and testing need, skipping whatever is already there:
 // the Rust wasm target, wasm-bindgen-cli at the exact version Cargo.toml pins,
-// wasm-pack, npm dependencies, and (for browser tests) Debian's chromium + chromedriver.
-// Usage: node scripts/bootstrap.mjs [--browser]
+// wasm-pack, npm dependencies, (for browser tests) Debian's chromium + chromedriver, and (for the
+// Node integration suites on other release lines) the Node binaries of scripts/node-lines.mjs.
+// Usage: node scripts/bootstrap.mjs [--browser] [--node-lines]
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { fileURLToPath } from "node:url";
+import { ensureNodeLines } from "./node-lines.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 process.env.PATH = `${homedir()}/.cargo/bin:${process.env.PATH}`;
@@ -19,12 +21,13 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit"
 
 /** The wasm-bindgen version Cargo.toml pins with `=`. */
 export function pinnedWasmBindgen() {
-  const match = readFileSync(`${root}/Cargo.toml`, "utf8").match(/^wasm-bindgen = "=([0-9.]+)"/m);
+  const match = readFileSync(`${root}/Cargo.toml`, "utf8").match(/^wasm-bindgen = (?:\{ version = )?"=([0-9.]+)"/m);
   if (!match) throw new Error("Cargo.toml must pin wasm-bindgen with =x.y.z");
   return match[1];
 }
 
-export function ensureToolchain({ browser = false } = {}) {
+/** Returns { nodeLines: [{ line, version, bin }] } (empty without nodeLines). */
+export function ensureToolchain({ browser = false, nodeLines = false } = {}) {
   if (!(output("rustup", ["target", "list", "--installed"]) ?? "").split("\n").includes("wasm32-unknown-unknown")) {
     say("adding the wasm32-unknown-unknown target");
     run("rustup", ["target", "add", "wasm32-unknown-unknown"]);
@@ -41,6 +44,7 @@ export function ensureToolchain({ browser = false } = {}) {
   }
   ensureNodeModules();
   if (browser) ensureChromium();
+  return { nodeLines: nodeLines ? ensureNodeLines() : [] };
 }
 
 export function ensureNodeModules() {
@@ -48,10 +52,11 @@ export function ensureNodeModules() {
   const installed = `${root}/node_modules/.package-lock.json`;
   const fresh = existsSync(installed) && existsSync(lock) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs;
   if (!fresh) {
-    say("installing npm dependencies");
-    // Not `npm ci`: the registry here lacks one optional dependency of vite's, which `npm ci`
-    // counts as a lock file out of sync; `npm install` skips it and keeps the locked versions.
-    run("npm", ["install", "--no-audit", "--no-fund"]);
+    say("installing npm dependencies (npm ci: exactly the lock file, which it never rewrites)");
+    // `npm install` would rewrite package-lock.json whenever it disagrees with package.json
+    // (it once lacked vite's win32-only optional dependency); `npm ci` fails instead, so a
+    // stale lock file is fixed once, in a commit, rather than on every fresh clone.
+    run("npm", ["ci", "--no-audit", "--no-fund"]);
   }
 }
 
@@ -70,5 +75,5 @@ export function ensureChromium() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  ensureToolchain({ browser: process.argv.includes("--browser") });
+  ensureToolchain({ browser: process.argv.includes("--browser"), nodeLines: process.argv.includes("--node-lines") });
 }

@@ -1,16 +1,25 @@
 // npm test: every test of the project, on a fresh machine too (it installs what is missing).
-//   1. the native core (cargo test)         4. the shell in headless Chrome (wasm-pack test)
-//   2. the package build (wasm-pack, wasm-opt -O1)   5. node --test: mock exchange, client, replay, package in workerd and Vite
-//   3. the shell in Node (wasm-pack test), and examples/rust-dashboard (a crate on the typed API) in Chrome
-// Usage: node scripts/test.mjs [--only rust|wasm|js]
+//   1. the native core (cargo test)
+//   2. the package build (scripts/build.mjs: one wasm per entry, cargo + wasm-opt -O1)
+//   3. the Rust API's shell (src/web) in Node and headless Chrome (wasm-pack test), and
+//      examples/rust-dashboard (a crate on the typed API) in Chrome
+//   4. node --test (tests/js): the JavaScript shell against the mock exchange, ccxt and ky, the
+//      layers, the packed tarball in workerd and Vite, the examples, the dashboard in Chromium
+//   5. the Node integration suites (the shell in Node against the mock exchange) again on each
+//      Node line of scripts/node-lines.mjs (22 and 24; binaries cached in ~/.cache/retryline)
+// Usage: node scripts/test.mjs [--only rust|wasm|js] [--update-docs]
+//   --update-docs: also refresh the tracked docs/dashboard.png and docs/stream-panel.png from tests/js/www.test.mjs
+//   (RETRYLINE_UPDATE_DOCS=1 for node --test); without it the tests write nothing tracked.
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ensureToolchain } from "./bootstrap.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
+const updateDocs = process.argv.includes("--update-docs");
 const results = [];
 
 function step(name, cmd, args, env = {}, cwd = root) {
@@ -41,7 +50,7 @@ function testFiles(dir) {
   });
 }
 
-ensureToolchain({ browser: only === null || only === "wasm" });
+const { nodeLines } = ensureToolchain({ browser: only === null || only === "wasm", nodeLines: only === null || only === "js" });
 
 if (!only || only === "rust") step("core (native)", "cargo", ["test", "--quiet"]);
 
@@ -67,7 +76,22 @@ if (!only || only === "wasm") {
 
 if (!only || only === "js") {
   // One file at a time: timing proofs run on shared 2-core machines.
-  step("node --test", process.execPath, ["--test", "--test-concurrency=1", ...testFiles("tests/js")]);
+  step(`node --test (Node ${process.versions.node}, this machine's)`, process.execPath, ["--test", "--test-concurrency=1", ...testFiles("tests/js")], updateDocs ? { RETRYLINE_UPDATE_DOCS: "1" } : {});
+
+  // The same integration suites on the other supported lines, each its own step. Left out are the
+  // tests of the toolchain rather than the runtime: the source layout (layers), the declarations
+  // (types: tsc), Chromium (www, share-tabs, stream-tabs), the packed tarball in workerd and Vite (package/), and
+  // examples.test.mjs's workerd, Wrangler-bundle, Chromium and Vite examples (its Node ones stay).
+  // Two files at a time: hostile.test.mjs is most of a line's CPU and shares its core with no other
+  // CPU-bound file (timing proofs): 70-95 s a line on a 2-core machine, not ~125 s one at a time.
+  const toolchainOnly = /^tests\/js\/(layers|types|www|share-tabs|stream-tabs)\.test\.mjs$|^tests\/js\/package\//;
+  const suites = testFiles("tests/js").filter((path) => !toolchainOnly.test(path));
+  const skip = "^examples/(workerd|cloudflare-worker|shared-tabs|vite-dashboard)";
+  for (const { line, version, bin } of nodeLines) {
+    if (version === process.versions.node) continue; // this machine's own, run above
+    const path = `${dirname(bin)}:${process.env.PATH}`; // a child that runs `node` by name gets this one too
+    step(`node --test on Node ${line} (${version})`, bin, ["--test", "--test-concurrency=2", `--test-skip-pattern=${skip}`, ...suites], { PATH: path });
+  }
 }
 
 console.log("\n── summary");

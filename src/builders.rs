@@ -5,8 +5,10 @@
 //! ```
 //! use retryline::{Jitter, Policy};
 //! let policy = Policy::builder().max_attempts(5).base_delay_ms(200).jitter(Jitter::Equal).deadline_ms(8_000);
-//! // Each attempt's timeout must fit in the deadline: the 10 s default would not.
-//! assert!(policy.clone().build().is_err());
+//! // The 10 s default attempt timeout gives way to the shorter deadline: a fifth of it each…
+//! assert_eq!(policy.clone().build()?.attempt_timeout_ms(), 1_600);
+//! // …but a timeout you set must fit in it.
+//! assert!(policy.clone().attempt_timeout_ms(9_000).build().is_err());
 //! let policy = policy.attempt_timeout_ms(2_000).build()?;
 //! assert_eq!(policy.max_attempts(), 5);
 //! # Ok::<(), retryline::InvalidOption>(())

@@ -25,6 +25,8 @@ pub enum OperationKind {
     Idempotent,
     /// A write that may not be repeated: once transmitted, a lost answer is an unknown outcome.
     Order,
+    /// A stream's connection attempts (`client.stream`): never a call's option, only its records'.
+    Stream,
 }
 
 impl OperationKind {
@@ -33,12 +35,8 @@ impl OperationKind {
 
     /// The kind an option names (`read`, `idempotent`, `order`); `None` for any other name.
     pub fn from_name(name: &str) -> Option<OperationKind> {
-        match name {
-            "read" => Some(OperationKind::Read),
-            "idempotent" => Some(OperationKind::Idempotent),
-            "order" => Some(OperationKind::Order),
-            _ => None,
-        }
+        let kind = crate::json::position(Self::NAME_LIST, name).and_then(|at| Self::ALL.get(at).copied());
+        kind.filter(|&k| k != OperationKind::Stream)
     }
 
     /// GET, HEAD and OPTIONS are reads; every other method is an order unless the caller says otherwise.
@@ -53,6 +51,12 @@ impl OperationKind {
     /// Whether repeating it is unsafe: a lost answer is then an unknown outcome, never a retry.
     pub fn is_order(self) -> bool {
         self == OperationKind::Order
+    }
+
+    /// A stream's reconnects wait out a ban or a repeated throttle while the outage's deadline
+    /// allows, where a call stops: a stream is meant to come back.
+    pub fn is_stream(self) -> bool {
+        self == OperationKind::Stream
     }
 }
 
@@ -86,11 +90,28 @@ fn classify_status(kind: OperationKind, status: u16, retry_on: &[u16]) -> Reason
     let listed = retry_on.contains(&status);
     match status {
         200..=399 => Reason::Success,
+        // A stream's connection that stayed up its minimum uptime (101 Switching Protocols).
+        101 if kind.is_stream() => Reason::Success,
         418 => Reason::Banned,
         429 if listed => Reason::Throttled,
         // A server error on an order is not proof of rejection.
         _ if kind.is_order() && (status >= 500 || (listed && status != 429)) => Reason::UnknownOutcome,
         _ if listed => Reason::Retryable,
         _ => Reason::NonRetryable,
+    }
+}
+
+/// A response's status as the platform reported it: only 200–599 tells of the outcome; anything
+/// else makes the attempt a failed one, and the text says why.
+pub fn response_status(status: f64) -> Result<u16, String> {
+    use crate::text::{join, signed};
+    if status.fract() != 0.0 || !status.is_finite() {
+        return Err("the response's status is not a whole number".to_owned());
+    }
+    match status {
+        x if (200.0..=599.0).contains(&x) => Ok(x as u16),
+        0.0 => Err("an opaque response (status 0) tells nothing of the outcome".to_owned()),
+        x if x.abs() < 1e15 => Err(join(&["status ", &signed(x as i64), " is not an HTTP status"])),
+        _ => Err("the response's status is not a whole number".to_owned()),
     }
 }

@@ -59,7 +59,9 @@ pub enum Refusal {
     InUse,
 }
 
-/// Decides what `me` may do with what the store holds, at wall-clock `wall_now`.
+/// Decides what `me` may do with what the store holds, at wall-clock `wall_now`. A live lease is
+/// refused to its own owner (it is running the key); an expired one is resumed by anyone, its
+/// owner included.
 /// `latest_start` (wall ms) is when the caller's own operation must have sent to finish in
 /// time: a lease that outlives it is refused at once instead of being waited for.
 pub fn claim(saved: Option<Saved>, me: &str, wall_now: u64, latest_start: u64) -> Claim {
@@ -70,10 +72,11 @@ pub fn claim(saved: Option<Saved>, me: &str, wall_now: u64, latest_start: u64) -
     if let PhaseState::Stopped { .. } = saved.state.phase {
         return Claim::Fresh;
     }
-    if saved.owner == me {
-        return Claim::Refuse(Refusal::InUse);
-    }
     if wall_now < saved.lease_until_ms {
+        // Its own owner is running it: neither resumed twice nor waited for (it would wait on itself).
+        if saved.owner == me {
+            return Claim::Refuse(Refusal::InUse);
+        }
         // An attempt in flight is the owner at work: refuse at once. A sleep may be a dead
         // owner's: wait for the lease once (unless it outlives either operation's time).
         let sleeping = matches!(saved.state.phase, PhaseState::Sleeping { .. });
@@ -85,6 +88,8 @@ pub fn claim(saved: Option<Saved>, me: &str, wall_now: u64, latest_start: u64) -
             Claim::Refuse(Refusal::InUse)
         };
     }
+    // The lease is over: its owner is gone, even when it is `me` come back (a restarted worker
+    // that kept its id), and the operation resumes where it was.
     Claim::Resume(Box::new(saved.state))
 }
 

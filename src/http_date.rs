@@ -1,9 +1,14 @@
 //! HTTP-date (RFC 9110 §5.6.7) in its three forms, read as Unix seconds.
 //!
-//! It accepts exactly what the `httpdate` crate (1.0.3) accepts, without its code in the
-//! wasm: the weekday must be the date's own, years run 1970–9999, RFC 850's two-digit
-//! years below 70 are 20xx, and there are no leap seconds. `tests/http_date.rs` compares
-//! the two.
+//! It reads what the `httpdate` crate (1.0.3) reads, without its code in the wasm, and three
+//! things RFC 9110 allows that httpdate refuses:
+//! * a weekday that is not the date's own: it is redundant, and the date decides;
+//! * a leap second (`23:59:60`), read as the next second, so a provider's wait never comes out
+//!   shorter than it named;
+//! * RFC 850's two-digit year, read against the wall clock rather than a fixed pivot: the latest
+//!   year with those digits whose date is not more than fifty years ahead.
+//!
+//! Years run 1970–9999. `tests/http_date.rs` compares the two where they agree.
 
 /// Weekdays from Monday as RFC 850 spells them; the other forms use the first three letters.
 const WEEKDAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
@@ -21,20 +26,24 @@ const FORMS: [(bool, &str); 3] = [
     (false, " NNN _D hh:mm:ss YYYY"),      // asctime:     Sun Nov  6 08:49:37 1994
 ];
 
-/// An HTTP-date as seconds since the Unix epoch; `None` unless it is a valid one.
-pub fn unix_seconds(value: &str) -> Option<u64> {
+/// An HTTP-date as seconds since the Unix epoch; `None` unless it is a valid one. `wall_now_ms`
+/// (Unix ms) is the wall clock an RFC 850 two-digit year is read against.
+pub fn unix_seconds(value: &str, wall_now_ms: u64) -> Option<u64> {
     // httpdate refuses any non-ASCII byte, even among the whitespace it trims.
     if !value.is_ascii() {
         return None;
     }
     // What `str::trim` removes from ASCII text: space and \t \n \x0B \x0C \r.
-    let text = value.trim_matches(|c| matches!(c, ' ' | '\t'..='\r')).as_bytes();
-    for (weekday, name) in (0u64..).zip(WEEKDAYS) {
+    let text = crate::text::trim_ascii_with(value, |b| matches!(b, b' ' | b'\t'..=b'\r')).as_bytes();
+    for name in WEEKDAYS {
         for (full, layout) in FORMS {
             let name = if full { name.as_bytes() } else { name.as_bytes().get(..3)? };
             // The forms differ right after the weekday, so at most one of them reads.
-            if let Some(fields) = text.strip_prefix(name).and_then(|rest| read(rest, layout.as_bytes())) {
-                return fields.unix_seconds(weekday);
+            if let Some(mut fields) = text.strip_prefix(name).and_then(|rest| read(rest, layout.as_bytes())) {
+                if layout.contains('y') {
+                    fields.year = fields.year_within_fifty(wall_now_ms / 1000);
+                }
+                return fields.unix_seconds();
             }
         }
     }
@@ -78,23 +87,37 @@ fn read(text: &[u8], layout: &[u8]) -> Option<Fields> {
     let at = layout.iter().position(|&slot| slot == b'N')?;
     let name = text.get(at..at + 3)?;
     f.month = MONTHS.iter().position(|month| month.as_bytes() == name)?;
-    if layout.contains(&b'y') {
-        // httpdate's fixed pivot (69 is 2069), not RFC 9110's rolling fifty years.
-        f.year += if f.year < 70 { 2000 } else { 1900 };
-    }
     Some(f)
 }
 
 impl Fields {
-    /// Seconds since the epoch, if every field is in range and `weekday` (0 = Monday) is the date's.
-    fn unix_seconds(&self, weekday: u64) -> Option<u64> {
+    /// RFC 9110 §5.6.7: the two-digit `year` read at `now` (Unix seconds) — the latest year with
+    /// those digits whose date is not more than fifty years after `now` (a date further ahead is
+    /// "the most recent year in the past that had the same last two digits").
+    fn year_within_fifty(&self, now: u64) -> u64 {
+        let (year, month, day) = civil_from_days(now / 86_400);
+        let of_day = now % 86_400;
+        let limit = year + 50;
+        let latest = limit - (limit % 100 + 100 - self.year % 100) % 100;
+        let written = (self.month, self.day, self.hour, self.min, self.sec);
+        let ahead = written > (month, day, of_day / 3_600, of_day % 3_600 / 60, of_day % 60);
+        if latest == limit && ahead {
+            latest.saturating_sub(100)
+        } else {
+            latest
+        }
+    }
+
+    /// Seconds since the epoch, if every field is in range. Second 60 (a leap second) is the
+    /// next second.
+    fn unix_seconds(&self) -> Option<u64> {
         let leap = self.year % 4 == 0 && (self.year % 100 != 0 || self.year % 400 == 0);
         let month_days = MONTH_DAYS.get(self.month)? + u64::from(leap && self.month == 1);
         let in_range = (1970..=9999).contains(&self.year)
             && (1..=month_days).contains(&self.day)
             && self.hour < 24
             && self.min < 60
-            && self.sec < 60;
+            && self.sec <= 60;
         if !in_range {
             return None;
         }
@@ -104,7 +127,22 @@ impl Fields {
         let month_start = MONTH_DAYS.iter().take(self.month).sum::<u64>();
         let days =
             (self.year - 1970) * 365 + leap_days + month_start + u64::from(leap && self.month > 1) + self.day - 1;
-        // 1 January 1970 was a Thursday.
-        ((days + 3) % 7 == weekday).then_some(days * 86_400 + self.hour * 3_600 + self.min * 60 + self.sec)
+        Some(days * 86_400 + self.hour * 3_600 + self.min * 60 + self.sec)
     }
+}
+
+/// The date (year, month from 0 = January, day from 1) of `days` since 1970-01-01: Howard
+/// Hinnant's `civil_from_days`, for days on or after the epoch.
+fn civil_from_days(days: u64) -> (u64, usize, u64) {
+    // Days since 0000-03-01, in 400-year eras of 146 097 days.
+    let z = days + 719_468;
+    let (era, doe) = (z / 146_097, z % 146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    // Months from March.
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 2 } else { mp - 10 };
+    let year = era * 400 + yoe + u64::from(month <= 1);
+    (year, usize::try_from(month).unwrap_or(0), day)
 }

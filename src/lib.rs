@@ -7,14 +7,14 @@
 //! is unknown reconciled, never resent; a redacted record of every attempt, sent or refused.
 //!
 //! One core performs no I/O and reads no clock: it decides, attempt by attempt, whether to
-//! **send**, **sleep** or **stop**. A thin shell (`web`, built for `wasm32`) turns those
-//! decisions into real `fetch` calls and timers, for JavaScript (the npm package) and for Rust.
+//! **send**, **sleep** or **stop**. A thin shell turns those decisions into real `fetch` calls
+//! and timers: for JavaScript (the npm package), the JavaScript in js/ over the core's plain
+//! exports; for Rust on `wasm32`, the typed shell `web` (feature `web`, the default).
 //!
 //! ```text
-//!   JS caller ─▶ js/ entry ─▶ web::RetryClient ─┐
-//!   Rust dashboard ─────────▶ web::Client ──────┴▶ the shell's steps: fetch, timers, AbortController
-//!                                                      │
-//!                                                      ▼
+//!   JS caller ─▶ js/ (api, drivers, platform) ─▶ plain exports (abi) ─┐
+//!   Rust dashboard ─▶ web::Client (web::api, drivers, platform) ──────┤
+//!                                                                     ▼
 //!        core (this crate without `web`): Operation, Policy, Budget, records
 //! ```
 //!
@@ -93,6 +93,7 @@ pub mod classify;
 pub mod contention;
 pub mod draw;
 pub mod durable;
+pub mod failure;
 pub mod gate;
 pub mod http_date;
 pub mod input;
@@ -105,11 +106,21 @@ pub mod record;
 pub mod redact;
 pub mod replay;
 pub mod retry_after;
+pub mod scope;
 pub mod sorted_map;
 pub mod state;
+pub mod stream;
+pub mod text;
+pub mod worksheet;
 
 #[cfg(all(target_arch = "wasm32", feature = "web"))]
 pub mod web;
+
+#[cfg(all(target_arch = "wasm32", feature = "abi"))]
+mod abi;
+
+#[cfg(all(target_arch = "wasm32", any(feature = "web", feature = "abi")))]
+mod alloc;
 
 pub use budget::{Budget, Limit, Priority};
 pub use classify::{Observed, OperationKind};

@@ -36,11 +36,13 @@ pub enum Reason {
     Aborted,
     /// The operation's state could not be read or saved in its store, so nothing more was sent.
     Store,
+    /// The scope's circuit breaker is open: nothing is sent there until it is probed.
+    CircuitOpen,
 }
 
 impl Reason {
     /// Every reason, in declaration order.
-    pub const ALL: [Reason; 13] = [
+    pub const ALL: [Reason; 14] = [
         Reason::Success,
         Reason::Retryable,
         Reason::Throttled,
@@ -54,28 +56,33 @@ impl Reason {
         Reason::UnknownOutcome,
         Reason::Aborted,
         Reason::Store,
+        Reason::CircuitOpen,
+    ];
+
+    /// Every reason's name, in the order of [`ALL`](Self::ALL) (the codes across the wasm boundary).
+    pub const NAME_LIST: [&'static str; 14] = [
+        "success",
+        "retryable",
+        "throttled",
+        "non-retryable",
+        "attempts",
+        "deadline",
+        "provider-wait",
+        "budget",
+        "banned",
+        "rate-limited",
+        "unknown-outcome",
+        "aborted",
+        "store",
+        "circuit-open",
     ];
 
     /// The names, for an error that lists them.
-    pub const NAMES: &'static str = "\"success\" \"retryable\" \"throttled\" \"non-retryable\" \"attempts\" \"deadline\" \"provider-wait\" \"budget\" \"banned\" \"rate-limited\" \"unknown-outcome\" \"aborted\" \"store\" ";
+    pub const NAMES: &'static str = "\"success\" \"retryable\" \"throttled\" \"non-retryable\" \"attempts\" \"deadline\" \"provider-wait\" \"budget\" \"banned\" \"rate-limited\" \"unknown-outcome\" \"aborted\" \"store\" \"circuit-open\" ";
 
     /// Its kebab-case name, as records and `RetryError.reason` carry it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::Success => "success",
-            Reason::Retryable => "retryable",
-            Reason::Throttled => "throttled",
-            Reason::NonRetryable => "non-retryable",
-            Reason::Attempts => "attempts",
-            Reason::Deadline => "deadline",
-            Reason::ProviderWait => "provider-wait",
-            Reason::Budget => "budget",
-            Reason::Banned => "banned",
-            Reason::RateLimited => "rate-limited",
-            Reason::UnknownOutcome => "unknown-outcome",
-            Reason::Aborted => "aborted",
-            Reason::Store => "store",
-        }
+        Self::NAME_LIST.get(self as usize).copied().unwrap_or_default()
     }
 
     /// Whether an outcome with this verdict leads to a retry proposal (banned and rate-limited

@@ -38,15 +38,7 @@ impl Evidence {
 
     /// The evidence a status query names; `None` for any other name.
     pub fn from_name(name: &str) -> Option<Evidence> {
-        match name {
-            "filled" => Some(Evidence::Filled),
-            "partially-filled" => Some(Evidence::PartiallyFilled),
-            "open" => Some(Evidence::Open),
-            "canceled" => Some(Evidence::Canceled),
-            "rejected" => Some(Evidence::Rejected),
-            "not-found" => Some(Evidence::NotFound),
-            _ => None,
-        }
+        crate::json::position(Self::NAME_LIST, name).and_then(|at| Self::ALL.get(at).copied())
     }
 
     /// Whether this evidence settles the unknown outcome.
@@ -61,13 +53,23 @@ impl Evidence {
 /// 5 queries, each bounded by 5 s, within 60 s, with full jitter over windows of 1 s
 /// doubling up to 8 s.
 pub fn reconciliation_policy(overrides: &Loose) -> Result<Policy, InvalidOption> {
-    let number = |name: &str, x: f64| (name.to_owned(), Loose::Number(x));
-    let defaults = Loose::Map(vec![
-        number("maxAttempts", 5.0),
-        number("baseDelayMs", 1000.0),
-        number("maxDelayMs", 8000.0),
-        number("attemptTimeoutMs", 5000.0),
-        number("deadlineMs", 60_000.0),
-    ]);
-    Policy::from_options(&defaults)?.with_options(overrides)
+    Policy::reconciliation_default().with_options(overrides)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_the_documented_options() {
+        let number = |name: &str, x: f64| (name.to_owned(), Loose::Number(x));
+        let documented = Loose::Map(vec![
+            number("maxAttempts", 5.0),
+            number("baseDelayMs", 1000.0),
+            number("maxDelayMs", 8000.0),
+            number("attemptTimeoutMs", 5000.0),
+            number("deadlineMs", 60_000.0),
+        ]);
+        assert_eq!(reconciliation_policy(&Loose::Absent), Policy::from_options(&documented));
+    }
 }

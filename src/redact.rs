@@ -7,6 +7,8 @@
 //! or a query string (a `redirect=` carrying `token=`) is redacted inside, and re-encoded.
 //! Callers can add names of their own ([`redact_url_with`]). Headers never reach records.
 
+use crate::text::{rsplit_once_byte, split_once_byte};
+
 const REDACTED: &str = "REDACTED";
 
 /// Name fragments that mark a query parameter as secret wherever they appear in its name.
@@ -47,8 +49,8 @@ pub fn redact_url_with(url: &str, extra: &dyn Fn(&str) -> bool) -> String {
 }
 
 fn url_at(url: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
-    let without_fragment = url.split_once('#').map_or(url, |(before, _)| before);
-    let (head, query) = match without_fragment.split_once('?') {
+    let without_fragment = split_once_byte(url, b'#').map_or(url, |(before, _)| before);
+    let (head, query) = match split_once_byte(without_fragment, b'?') {
         Some((h, q)) => (h, Some(q)),
         None => (without_fragment, None),
     };
@@ -105,9 +107,9 @@ fn strip_user_info(head: &str) -> String {
     let Some((scheme, rest)) = split_scheme(head) else {
         return head.to_owned();
     };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let authority_end = rest.bytes().position(|b| b == b'/').unwrap_or(rest.len());
     let (authority, path) = rest.split_at_checked(authority_end).unwrap_or((rest, ""));
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let host = rsplit_once_byte(authority, b'@').map_or(authority, |(_, host)| host);
     let mut out = String::with_capacity(head.len());
     out.push_str(scheme);
     out.push_str("://");
@@ -119,16 +121,27 @@ fn strip_user_info(head: &str) -> String {
 /// A query string with its secret values redacted; `&` and `;` kept where they were.
 fn query_at(query: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
     let mut out = String::with_capacity(query.len());
-    for piece in query.split_inclusive(['&', ';']) {
-        let pair = piece.strip_suffix(['&', ';']).unwrap_or(piece);
+    let mut rest = query;
+    // Bytewise: `split_inclusive` with a char pattern costs the wasm build its char searchers.
+    while !rest.is_empty() {
+        let (pair_end, end) = match rest.bytes().position(|b| b == b'&' || b == b';') {
+            Some(at) => (at, at + 1),
+            None => (rest.len(), rest.len()),
+        };
+        let (Some(pair), Some(separator), Some(after)) =
+            (rest.get(..pair_end), rest.get(pair_end..end), rest.get(end..))
+        else {
+            break;
+        };
         out.push_str(&redact_pair(pair, extra, depth));
-        out.push_str(piece.get(pair.len()..).unwrap_or_default());
+        out.push_str(separator);
+        rest = after;
     }
     out
 }
 
 fn redact_pair(pair: &str, extra: &dyn Fn(&str) -> bool, depth: u32) -> String {
-    let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+    let (name, value) = split_once_byte(pair, b'=').unwrap_or((pair, ""));
     if value.is_empty() {
         return pair.to_owned();
     }
@@ -238,7 +251,7 @@ fn percent_decode(text: &str) -> String {
             }
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    crate::text::lossy(out)
 }
 
 fn hex(digit: u8) -> u8 {
@@ -263,4 +276,19 @@ fn encode_component(text: &str) -> String {
         }
     }
     out
+}
+
+/// Every decoded parameter name that redacting `text` (a message or a URL) would ask a caller's
+/// rule about: a shell whose rules it cannot run here (JavaScript `RegExp`s) tests these itself
+/// and passes the matches back as names.
+pub fn parameter_names(text: &str) -> Vec<String> {
+    // A `Cell`, not a `RefCell`: its borrow panic's message would bring `fmt` into the wasm.
+    let asked = std::cell::Cell::new(Vec::new());
+    redact_text_with(text, &|name| {
+        let mut names = asked.take();
+        names.push(name.to_owned());
+        asked.set(names);
+        false
+    });
+    asked.into_inner()
 }

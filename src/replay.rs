@@ -8,7 +8,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::budget::{Budget, Priority};
 use crate::classify::{Observed, OperationKind};
 use crate::draw::Draws;
-use crate::input::{millis, text, whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
+use crate::input::read::{millis, text, whole};
+use crate::input::{At, Invalid, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
 use crate::json::push_u64;
 use crate::machine::{Action, Operation, Outcome, Start};
 use crate::policy::{Policy, MAX_ATTEMPTS};
@@ -62,20 +63,25 @@ pub enum ScriptedError {
 impl ReplaySpec {
     /// Reads a spec; every mistake names its field, e.g. `outcomes[1].afterMs`.
     pub fn from_options(options: &Loose) -> Result<ReplaySpec, InvalidOption> {
+        ReplaySpec::read(options).map_err(|e| *e)
+    }
+
+    /// [`from_options`](Self::from_options), with an [`Invalid`] error.
+    pub(crate) fn read(options: &Loose) -> Result<ReplaySpec, Invalid> {
         let mut spec = ReplaySpec::default();
-        for (field, value) in options.entries("spec")? {
+        for (field, value) in options.fields("spec")? {
             if value.is_absent() {
                 continue;
             }
             let f = field.as_str();
             match f {
-                "policy" => spec.policy = Policy::from_options(value)?,
+                "policy" => spec.policy = Policy::read(value)?,
                 "operation" => spec.operation = operation(f, value)?,
                 "seed" => spec.seed = whole(f, value, 0, MAX_SAFE_INTEGER)?,
                 "draws" => spec.draws = each(f, value, |_, v| millis("", v))?,
                 "outcomes" => spec.outcomes = each(f, value, |_, v| ScriptedOutcome::from_options(v))?,
                 "wallClockMs" => spec.wall_clock_ms = Some(whole(f, value, 0, MAX_SAFE_INTEGER)?),
-                _ => return Err(InvalidOption::new(f, Problem::UnknownField)),
+                _ => return Err(InvalidOption::boxed(f, Problem::UnknownField)),
             }
         }
         Ok(spec)
@@ -83,9 +89,9 @@ impl ReplaySpec {
 }
 
 impl ScriptedOutcome {
-    fn from_options(options: &Loose) -> Result<ScriptedOutcome, InvalidOption> {
+    fn from_options(options: &Loose) -> Result<ScriptedOutcome, Invalid> {
         let mut outcome = ScriptedOutcome::default();
-        for (field, value) in options.entries("")? {
+        for (field, value) in options.fields("")? {
             if value.is_absent() {
                 continue;
             }
@@ -100,14 +106,14 @@ impl ScriptedOutcome {
                         "timeout" => ScriptedError::Timeout,
                         "network-error" => ScriptedError::NetworkError,
                         _ => {
-                            return Err(InvalidOption::new(
+                            return Err(InvalidOption::boxed(
                                 f,
                                 Problem::UnknownName { allowed: "\"timeout\", \"network-error\"" },
                             ))
                         }
                     })
                 }
-                _ => return Err(InvalidOption::new(f, Problem::UnknownField)),
+                _ => return Err(InvalidOption::boxed(f, Problem::UnknownField)),
             }
         }
         Ok(outcome)
@@ -118,36 +124,36 @@ impl ScriptedOutcome {
 pub(crate) fn each<T>(
     field: &str,
     value: &Loose,
-    read: impl Fn(usize, &Loose) -> Result<T, InvalidOption>,
-) -> Result<Vec<T>, InvalidOption> {
+    read: impl Fn(usize, &Loose) -> Result<T, Invalid>,
+) -> Result<Vec<T>, Invalid> {
     let Loose::List(items) = value else {
-        return Err(InvalidOption::new(field, Problem::WrongType { expected: "an array", found: value.kind() }));
+        return Err(InvalidOption::boxed(field, Problem::WrongType { expected: "an array", found: value.kind() }));
     };
-    items.iter().enumerate().map(|(i, item)| read(i, item).map_err(|e| e.within_item(i).within(field))).collect()
+    items.iter().enumerate().map(|(i, item)| read(i, item).map_err(|e| e.at_item(i).at(field))).collect()
 }
 
-fn operation(field: &str, value: &Loose) -> Result<OperationKind, InvalidOption> {
+fn operation(field: &str, value: &Loose) -> Result<OperationKind, Invalid> {
     OperationKind::from_name(text(field, value)?)
-        .ok_or_else(|| InvalidOption::new(field, Problem::UnknownName { allowed: OperationKind::NAMES }))
+        .ok_or_else(|| InvalidOption::boxed(field, Problem::UnknownName { allowed: OperationKind::NAMES }))
 }
 
-fn status(field: &str, value: &Loose) -> Result<u16, InvalidOption> {
+fn status(field: &str, value: &Loose) -> Result<u16, Invalid> {
     let code = whole(field, value, 0, MAX_SAFE_INTEGER).map_err(|e| match e.problem {
         Problem::WrongType { .. } | Problem::NotFinite => e,
-        _ => InvalidOption::new(field, Problem::NotAStatus),
+        _ => InvalidOption::boxed(field, Problem::NotAStatus),
     })?;
     if !(100..=599).contains(&code) {
-        return Err(InvalidOption::new(field, Problem::NotAStatus));
+        return Err(InvalidOption::boxed(field, Problem::NotAStatus));
     }
     Ok(code as u16)
 }
 
 /// A header value as sent, or a whole number of seconds.
-fn retry_after(field: &str, value: &Loose) -> Result<Loose, InvalidOption> {
+fn retry_after(field: &str, value: &Loose) -> Result<Loose, Invalid> {
     match value {
         Loose::Text(_) => Ok(value.clone()),
         Loose::Number(_) => whole(field, value, 0, MAX_SAFE_INTEGER).map(|_| value.clone()),
-        other => Err(InvalidOption::new(
+        other => Err(InvalidOption::boxed(
             field,
             Problem::WrongType { expected: "a string or a number of seconds", found: other.kind() },
         )),

@@ -52,7 +52,7 @@ impl<K: Ord, V> SortedMap<K, V> {
         match self.find(&key) {
             Ok(at) => self.entries.get_mut(at).map(|(_, old)| std::mem::replace(old, value)),
             Err(at) => {
-                self.entries.insert(at, (key, value));
+                insert_at(&mut self.entries, at, (key, value));
                 None
             }
         }
@@ -64,7 +64,7 @@ impl<K: Ord, V> SortedMap<K, V> {
         K: Borrow<Q>,
     {
         let at = self.find(key).ok()?;
-        Some(self.entries.remove(at).1)
+        remove_at(&mut self.entries, at).map(|(_, value)| value)
     }
 
     /// The value under `key`, made by `value` (and the key owned) only when it is absent.
@@ -74,11 +74,38 @@ impl<K: Ord, V> SortedMap<K, V> {
         Q: Ord + ToOwned<Owned = K> + ?Sized,
     {
         let at = self.find(key).unwrap_or_else(|at| {
-            self.entries.insert(at, (key.to_owned(), value()));
+            insert_at(&mut self.entries, at, (key.to_owned(), value()));
             at
         });
-        &mut self.entries[at].1
+        match self.entries.get_mut(at) {
+            Some((_, value)) => value,
+            // `at` is the key's index, found or just filled.
+            None => std::process::abort(),
+        }
     }
+}
+
+/// `Vec::insert` (at the end if `at` is past it) without its panic, whose message formats the
+/// index: in the wasm build that formatting machinery costs kilobytes, for a case that cannot occur.
+pub(crate) fn insert_at<T>(items: &mut Vec<T>, at: usize, item: T) {
+    items.push(item);
+    // Rotated into place by swapping the new last item with each one after `at`, in turn
+    // (`slice::rotate_right` and `reverse` carry panics of their own).
+    if let Some((last, rest)) = items.get_mut(at..).and_then(|tail| tail.split_last_mut()) {
+        for later in rest {
+            std::mem::swap(later, last);
+        }
+    }
+}
+
+/// `Vec::remove` without its panic (see [`insert_at`]): `None` if `at` is past the end.
+pub(crate) fn remove_at<T>(items: &mut Vec<T>, at: usize) -> Option<T> {
+    // The item is rotated to the end, the others back one place each, and taken.
+    let (first, rest) = items.get_mut(at..)?.split_first_mut()?;
+    for later in rest.iter_mut().rev() {
+        std::mem::swap(first, later);
+    }
+    items.pop()
 }
 
 impl<K, V> Default for SortedMap<K, V> {
@@ -91,5 +118,32 @@ impl<K, V> Default for SortedMap<K, V> {
 impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for SortedMap<K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{insert_at, remove_at};
+
+    #[test]
+    fn insert_at_and_remove_at_do_what_vec_does() {
+        for len in 0..6 {
+            let items: Vec<u32> = (0..len).collect();
+            for at in 0..=len as usize {
+                let (mut mine, mut std) = (items.clone(), items.clone());
+                insert_at(&mut mine, at, 99);
+                std.insert(at, 99);
+                assert_eq!(mine, std);
+                let (mut mine, mut std) = (items.clone(), items.clone());
+                match at < items.len() {
+                    true => assert_eq!(remove_at(&mut mine, at), Some(std.remove(at))),
+                    false => assert_eq!(remove_at(&mut mine, at), None),
+                }
+                assert_eq!(mine, std);
+            }
+        }
+        let mut past = vec![1, 2];
+        insert_at(&mut past, 5, 3);
+        assert_eq!(past, [1, 2, 3]);
     }
 }

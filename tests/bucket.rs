@@ -143,11 +143,10 @@ fn a_used_count_never_raises_the_level() {
 }
 
 /// The module promises that "an operation that plans to send in 800 ms holds its tokens now":
-/// its own weight, not the bucket. Today a grant for a start later than the bucket's refill
-/// horizon moves the whole schedule to that start, so one weight-1 retry planned 800 ms ahead
-/// on a full 10-token bucket (10 a second) leaves 1 token, not 9, to everyone else at time 0.
+/// its own weight, not the bucket. A grant for a start later than the bucket's refill horizon
+/// once moved the whole schedule to that start, so one weight-1 retry planned 800 ms ahead on a
+/// full 10-token bucket (10 a second) left 1 token, not 9, to everyone else at time 0.
 #[test]
-#[ignore = "bug in src/budget/bucket.rs `take`: a grant for a later start holds more than its own weight"]
 fn a_grant_for_a_later_start_holds_only_its_own_weight_now() {
     let mut b = Bucket::new(10, 10_000, 0);
     b.take(1, 800);

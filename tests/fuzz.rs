@@ -140,6 +140,45 @@ fn render_date(secs: u64, form: DateForm) -> Option<String> {
     })
 }
 
+/// Days from 1970-01-01 to a date (month from 1), by Howard Hinnant's `days_from_civil`.
+fn days_from_civil(year: i64, month: usize, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = month as i64;
+    let doy = (153 * if m > 2 { m - 3 } else { m + 9 } + 2) / 5 + day - 1;
+    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+}
+
+/// The instant the RFC 850 rendering of `secs` names when read at wall clock `wall_ms`. Its
+/// two-digit year is the latest year with those digits whose date is not more than fifty years
+/// after the clock (RFC 9110 §5.6.7); `None` if that year is before 1970 or after 9999, or has no
+/// such day (29 February).
+fn rfc850_reading(secs: u64, wall_ms: u64) -> Option<u64> {
+    let (at, now) = (civil(secs), civil(wall_ms / 1000));
+    let fields = |c: &Civil| (c.month, c.day, c.hour, c.minute, c.second);
+    let limit = now.year + 50;
+    let mut year = limit - (limit - at.year).rem_euclid(100);
+    if year == limit && fields(&at) > fields(&now) {
+        year -= 100;
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    if !(1970..=9999).contains(&year) || (at.month == 2 && at.day == 29 && !leap) {
+        return None;
+    }
+    u64::try_from(days_from_civil(year, at.month, at.day) * 86_400 + (secs % 86_400) as i64).ok()
+}
+
+/// `secs` rendered in `form` (IMF-fixdate where RFC 850 cannot name it), and the instant it
+/// names when read at wall clock `wall_ms`.
+fn rendered_at(secs: u64, form: DateForm, wall_ms: u64) -> (String, Option<u64>) {
+    match render_date(secs, form) {
+        Some(text) if form == DateForm::Rfc850 => (text, rfc850_reading(secs, wall_ms)),
+        Some(text) => (text, Some(secs)),
+        None => (render_date(secs, DateForm::ImfFixdate).unwrap_or_default(), Some(secs)),
+    }
+}
+
 fn date_forms() -> impl Strategy<Value = DateForm> {
     prop::sample::select(vec![DateForm::ImfFixdate, DateForm::Rfc850, DateForm::Asctime])
 }
@@ -1270,10 +1309,11 @@ enum RetryAfterGen {
         value: Value,
         seconds: u128,
     },
-    /// An HTTP-date at `at_ms`.
+    /// An HTTP-date at `at_ms` (as read at the wall clock it was rendered for), in RFC 850 form or not.
     Date {
         text: String,
         at_ms: u64,
+        rfc850: bool,
     },
     Garbage(&'static str),
 }
@@ -1281,7 +1321,7 @@ enum RetryAfterGen {
 #[derive(Clone, Debug)]
 enum DateGen {
     None,
-    Valid { text: String, ms: u64 },
+    Valid { text: String, ms: u64, rfc850: bool },
     Garbage(&'static str),
 }
 
@@ -1323,9 +1363,15 @@ impl OutcomeGen {
         let ms = match &self.retry_after {
             RetryAfterGen::None | RetryAfterGen::Garbage(_) => return None,
             RetryAfterGen::Seconds { seconds, .. } => seconds.saturating_mul(1000),
-            RetryAfterGen::Date { at_ms, .. } => {
+            RetryAfterGen::Date { at_ms, rfc850, .. } => {
+                // Received much later than rendered, an RFC 850 date may name another century.
+                let read = |ms: u64, rfc850: bool| match rfc850 {
+                    true => rfc850_reading(ms / 1000, wall_ms).map(|s| s * 1000),
+                    false => Some(ms),
+                };
+                let at_ms = read(*at_ms, *rfc850)?;
                 let reference = match &self.date {
-                    DateGen::Valid { ms, .. } => *ms,
+                    DateGen::Valid { ms, rfc850, .. } => read(*ms, *rfc850).unwrap_or(wall_ms),
                     _ => wall_ms,
                 };
                 u128::from(at_ms.saturating_sub(reference))
@@ -1356,8 +1402,9 @@ fn outcome_gens(wall_zero: u64) -> impl Strategy<Value = OutcomeGen> {
         1 => "[0-9]{20,30}".prop_map(|d| RetryAfterGen::Seconds { seconds: decimal(&d), value: json!(d) }),
         3 => (-5i64..30, date_forms(), ows()).prop_map(move |(offset, form, pad)| {
             let secs = date_at(offset);
+            let rfc850 = form == DateForm::Rfc850 && secs < RFC850_END_S;
             let text = render_date(secs, form).or_else(|| render_date(secs, DateForm::ImfFixdate)).unwrap_or_default();
-            RetryAfterGen::Date { text: format!("{pad}{text}"), at_ms: secs * 1000 }
+            RetryAfterGen::Date { text: format!("{pad}{text}"), at_ms: secs * 1000, rfc850 }
         }),
         1 => prop::sample::select(GARBAGE).prop_map(RetryAfterGen::Garbage),
     ];
@@ -1365,8 +1412,9 @@ fn outcome_gens(wall_zero: u64) -> impl Strategy<Value = OutcomeGen> {
         4 => Just(DateGen::None),
         2 => (-3600i64..3600, date_forms()).prop_map(move |(skew, form)| {
             let secs = date_at(skew);
+            let rfc850 = form == DateForm::Rfc850 && secs < RFC850_END_S;
             let text = render_date(secs, form).or_else(|| render_date(secs, DateForm::ImfFixdate)).unwrap_or_default();
-            DateGen::Valid { text, ms: secs * 1000 }
+            DateGen::Valid { text, ms: secs * 1000, rfc850 }
         }),
         1 => prop::sample::select(&["yesterday", "", "Sun, 06 Nov 1994 25:49:37 GMT"][..]).prop_map(DateGen::Garbage),
     ];
@@ -1623,10 +1671,11 @@ mod properties {
             prop_assert!(w.wait_ms <= MAX_TIMER_MS);
             let trimmed = value.trim_matches([' ', '\t']);
             let digits = !trimmed.is_empty() && trimmed.bytes().all(|b| b.is_ascii_digit());
-            let at = http_date_ms(&value);
-            let reference = date.as_deref().and_then(http_date_ms);
+            let at = http_date_ms(&value, wall);
+            let reference = date.as_deref().and_then(|date| http_date_ms(date, wall));
             for ms in [at, reference].into_iter().flatten() {
-                prop_assert!(ms % 1000 == 0 && ms <= MAX_DATE_S * 1000, "{ms}");
+                // A leap second after the last instant is the second after it.
+                prop_assert!(ms % 1000 == 0 && ms <= (MAX_DATE_S + 1) * 1000, "{ms}");
             }
             let expected = if digits {
                 bounded(decimal(trimmed).saturating_mul(1000), RetryAfterForm::Seconds)
@@ -1652,7 +1701,8 @@ mod properties {
         }
 
         /// Every rendering of a random instant in each of the three forms reads back as that
-        /// instant, and waits until it from the `Date` header (if valid) or the wall clock.
+        /// instant (RFC 850's two-digit year as the wall clock names its century), and waits until
+        /// it from the `Date` header (if valid) or the wall clock.
         #[test]
         fn http_dates_read_back_in_all_three_forms(
             secs in date_secs(),
@@ -1662,11 +1712,8 @@ mod properties {
             // A `Date` header, with the instant it names when it is a valid one.
             header in prop_oneof![
                 2 => Just(None),
-                2 => (date_secs(), date_forms()).prop_map(|(s, f)| {
-                    let text = render_date(s, f).or_else(|| render_date(s, DateForm::ImfFixdate)).unwrap_or_default();
-                    Some((text, Some(s)))
-                }),
-                1 => prop::sample::select(GARBAGE).prop_map(|g| Some((g.to_owned(), None))),
+                2 => (date_secs(), date_forms()).prop_map(|(s, f)| Some(Ok((s, f)))),
+                1 => prop::sample::select(GARBAGE).prop_map(|g| Some(Err(g))),
             ],
         ) {
             let Some(text) = render_date(secs, form) else {
@@ -1677,12 +1724,21 @@ mod properties {
                 prop_assert_eq!(&text, &httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs)));
             }
             let value = format!("{before}{text}{after}");
-            prop_assert_eq!(http_date_ms(&value), Some(secs * 1000), "{:?}", value);
+            let named = if form == DateForm::Rfc850 { rfc850_reading(secs, wall) } else { Some(secs) };
+            prop_assert_eq!(http_date_ms(&value, wall), named.map(|s| s * 1000), "{:?} at {}", value, wall);
+            let header = header.map(|h| match h {
+                Ok((s, f)) => rendered_at(s, f, wall),
+                Err(garbage) => (garbage.to_owned(), None),
+            });
             let header_text = header.as_ref().map(|(text, _)| text.as_str());
             let reference = header.as_ref().and_then(|(_, s)| *s).map_or(wall, |s| s * 1000);
             let w = parse(&value, header_text, wall);
-            prop_assert_eq!(w, bounded(u128::from((secs * 1000).saturating_sub(reference)), RetryAfterForm::Date));
-            if secs * 1000 <= reference {
+            let Some(at) = named.map(|s| s * 1000) else {
+                prop_assert_eq!(w, ProviderWait { wait_ms: 0, form: RetryAfterForm::Unparseable });
+                return Ok(());
+            };
+            prop_assert_eq!(w, bounded(u128::from(at.saturating_sub(reference)), RetryAfterForm::Date));
+            if at <= reference {
                 prop_assert_eq!(w, ProviderWait { wait_ms: 0, form: RetryAfterForm::Date }, "a past date is no wait");
             }
         }

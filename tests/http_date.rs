@@ -1,5 +1,8 @@
 //! `http_date::unix_seconds` against the `httpdate` crate (1.0.3) it replaced: both must
-//! accept the same texts and read the same instant from them (RFC 9110 §5.6.7).
+//! accept the same texts and read the same instant from them (RFC 9110 §5.6.7), except where
+//! httpdate departs from RFC 9110 — those cases are taken out of the comparison ([`oracle`])
+//! and tested on their own, here (`rfc_9110_reads_what_httpdate_refuses`) and in
+//! tests/http_date_rfc9110.rs.
 //!
 //! Every property runs `RETRYLINE_HTTP_DATE_CASES` cases (default [`DEFAULT_CASES`]); the
 //! sweep reads every 97th day from 1970 to 9999 in all forms. Named edge cases come last.
@@ -16,6 +19,14 @@ const DEFAULT_CASES: u32 = 10_000;
 /// 9999-12-31T23:59:59Z, the last instant an HTTP-date can name.
 const MAX_DATE_S: u64 = 253_402_300_799;
 
+/// The wall clock every date is read at: 2019-12-31T23:59:59Z. RFC 9110 reads an RFC 850
+/// two-digit year as the latest year with those digits not more than fifty years ahead of the
+/// clock; at this clock that is 1970–2069, the fixed pivot of httpdate (00–69 are 20xx).
+const CLOCK_MS: u64 = 1_577_836_799_000;
+
+/// 2069-12-31T23:59:59Z: fifty years after [`CLOCK_MS`].
+const FIFTY_YEARS_AHEAD_S: u64 = 3_155_759_999;
+
 const WEEKDAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 /// Near-misses of a month name, for generated fields.
@@ -30,9 +41,75 @@ fn config() -> ProptestConfig {
 }
 
 /// What httpdate reads from `text`, as Unix seconds.
-fn oracle(text: &str) -> Option<u64> {
+fn httpdate(text: &str) -> Option<u64> {
     let at = httpdate::parse_http_date(text).ok()?;
     Some(at.duration_since(UNIX_EPOCH).expect("httpdate refuses years before 1970").as_secs())
+}
+
+/// What RFC 9110 reads from `text` at [`CLOCK_MS`], with httpdate as the oracle. Where httpdate
+/// departs from RFC 9110, the departure is taken out of `text` before httpdate reads it:
+/// * a weekday that is not the date's own: RFC 9110 makes it redundant, httpdate refuses it.
+///   Each weekday is tried in its place, spelt as the text spells it;
+/// * a leap second: RFC 9110 allows second 60, httpdate refuses it. It is read as second 59
+///   and one second added — except an RFC 850 date's leap second after the last second of 2069:
+///   that is more than fifty years after the clock, so RFC 9110 reads 1969, before any Unix time.
+fn oracle(text: &str) -> Option<u64> {
+    // Both refuse any non-ASCII byte, whatever else the text says.
+    if !text.is_ascii() {
+        return httpdate(text);
+    }
+    let (text, leap) = match leap_second_as_59(text) {
+        Some(text) => (text, true),
+        None => (text.to_owned(), false),
+    };
+    let secs = with_each_weekday(&text).iter().find_map(|text| httpdate(text))?;
+    if leap && secs == FIFTY_YEARS_AHEAD_S && weekday_of(&text).is_some_and(|(_, full)| full) {
+        return None;
+    }
+    Some(secs + u64::from(leap))
+}
+
+/// What both parsers trim: ASCII whitespace.
+fn is_trimmed(c: char) -> bool {
+    matches!(c, ' ' | '\t'..='\r')
+}
+
+/// Where `text` spells a weekday after its leading whitespace: the weekday's length, and whether
+/// it is spelt in full (RFC 850) or by three letters (and no more: `Tueday` is no weekday).
+fn weekday_of(text: &str) -> Option<(usize, bool)> {
+    let rest = text.trim_start_matches(is_trimmed);
+    let full = WEEKDAYS.iter().find(|name| rest.starts_with(*name)).map(|name| (name.len(), true));
+    let short = || {
+        let ends = !rest.get(3..).is_some_and(|after| after.starts_with(|c: char| c.is_ascii_alphabetic()));
+        (ends && WEEKDAYS.iter().any(|name| rest.starts_with(&name[..3]))).then_some((3, false))
+    };
+    full.or_else(short)
+}
+
+/// `text`, then `text` with each of the seven weekdays in place of its own.
+fn with_each_weekday(text: &str) -> Vec<String> {
+    let mut texts = vec![text.to_owned()];
+    if let Some((len, full)) = weekday_of(text) {
+        let at = text.len() - text.trim_start_matches(is_trimmed).len();
+        for name in WEEKDAYS {
+            let name = if full { name } else { &name[..3] };
+            texts.push(format!("{}{name}{}", &text[..at], &text[at + len..]));
+        }
+    }
+    texts
+}
+
+/// `text` with the second 60 of its first `hh:mm:60` read as 59, if it has one.
+fn leap_second_as_59(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let digit = |i: usize| b[i].is_ascii_digit();
+    let at = (5..b.len().saturating_sub(2)).find(|&i| {
+        b[i] == b':'
+            && b[i - 3] == b':'
+            && [i - 5, i - 4, i - 2, i - 1].into_iter().all(digit)
+            && &b[i + 1..i + 3] == b"60"
+    })?;
+    Some(format!("{}59{}", &text[..=at], &text[at + 3..]))
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -164,7 +241,7 @@ proptest! {
     #[test]
     fn valid_dates_agree(secs in instants(), form in forms(), ((before, trimmed), (after, too)) in (padding(), padding())) {
         let text = format!("{before}{}{after}", render(secs, form));
-        let ours = unix_seconds(&text);
+        let ours = unix_seconds(&text, CLOCK_MS);
         prop_assert_eq!(ours, oracle(&text), "{:?}", text);
         // RFC 850 names only 1970–2069: later years read as their two-digit twin.
         let named = !matches!(form, Form::Rfc850) || secs < 3_155_760_000;
@@ -176,14 +253,14 @@ proptest! {
     /// Fields drawn one by one: the same accepted, the same instant.
     #[test]
     fn drawn_fields_agree(text in fielded()) {
-        prop_assert_eq!(unix_seconds(&text), oracle(&text), "{:?}", text);
+        prop_assert_eq!(unix_seconds(&text, CLOCK_MS), oracle(&text), "{:?}", text);
     }
 
     /// Valid dates after byte flips, insertions, deletions and truncations.
     #[test]
     fn mutated_dates_agree(secs in instants(), form in forms(), edits in prop::collection::vec(mutations(), 1..4)) {
         let text = mutate(&render(secs, form), &edits);
-        prop_assert_eq!(unix_seconds(&text), oracle(&text), "{:?}", text);
+        prop_assert_eq!(unix_seconds(&text, CLOCK_MS), oracle(&text), "{:?}", text);
     }
 
     /// Arbitrary text, and text in the dates' alphabet of about their length.
@@ -193,7 +270,7 @@ proptest! {
         "[ -~]{0,40}",
         "[0-9 ,:GMTJanNovSunday-]{20,34}",
     ]) {
-        prop_assert_eq!(unix_seconds(&text), oracle(&text), "{:?}", text);
+        prop_assert_eq!(unix_seconds(&text, CLOCK_MS), oracle(&text), "{:?}", text);
     }
 }
 
@@ -205,7 +282,7 @@ fn sweep_of_the_whole_range_agrees() {
         let secs = day * 86_400 + (day * 7_919) % 86_400;
         for form in [Form::ImfFixdate, Form::Rfc850, Form::Asctime, Form::AsctimeZeroDay] {
             let text = render(secs, form);
-            assert_eq!(unix_seconds(&text), oracle(&text), "{text:?}");
+            assert_eq!(unix_seconds(&text, CLOCK_MS), oracle(&text), "{text:?}");
             cases += 1;
         }
     }
@@ -233,8 +310,7 @@ fn named_edge_cases() {
         ("sun, 06 Nov 1994 08:49:37 GMT", None),
         ("Sun, 06 Nov 1994 08:49:37 gmt", None),
         ("Sun, 06 Nov 1994 08:49:37 UTC", None),
-        // The weekday must be the date's own, in the form's spelling.
-        ("Mon, 06 Nov 1994 08:49:37 GMT", None),
+        // The weekday is spelt as the form spells it (whether it is the date's own: below).
         ("Sunday, 06 Nov 1994 08:49:37 GMT", None),
         ("Sun, 06-Nov-94 08:49:37 GMT", None),
         // Leap days: 2000 is one, 1900 and 2100 are not (1900 is before 1970 anyway). A day past
@@ -251,16 +327,16 @@ fn named_edge_cases() {
         ("Fri, 31 Dec 9999 23:59:59 GMT", Some(MAX_DATE_S)),
         ("Fri Dec 31 23:59:59 9999", Some(MAX_DATE_S)),
         ("Sat, 01 Jan 0000 00:00:00 GMT", None),
-        // Two-digit years: 70 is 1970, 69 is 2069.
+        // Two-digit years: 70 is 1970, 69 is 2069 (at CLOCK, for RFC 9110; always, for httpdate).
         ("Thursday, 01-Jan-70 00:00:00 GMT", Some(0)),
         ("Tuesday, 01-Jan-69 00:00:00 GMT", Some(3_124_224_000)),
         ("Tuesday, 31-Dec-69 23:59:59 GMT", Some(3_155_759_999)),
         // httpdate never checks the separator between an RFC 850 year and its hour.
         ("Sunday, 06-Nov-94X08:49:37 GMT", Some(784_111_777)),
         ("Sunday, 06-Nov-94008:49:37 GMT", Some(784_111_777)),
-        // No hour 24, no leap second, no day 0.
+        // No hour 24, no second 61, no day 0.
         ("Sun, 06 Nov 1994 24:00:00 GMT", None),
-        ("Sat, 31 Dec 2016 23:59:60 GMT", None),
+        ("Sat, 31 Dec 2016 23:59:61 GMT", None),
         ("Sun, 00 Nov 1994 08:49:37 GMT", None),
         ("Sun Nov  0 08:49:37 1994", None),
         // Truncated, extended, empty.
@@ -270,7 +346,29 @@ fn named_edge_cases() {
         ("", None),
     ];
     for (text, expected) in table {
-        assert_eq!(oracle(text), expected, "httpdate on {text:?}");
-        assert_eq!(unix_seconds(text), expected, "{text:?}");
+        assert_eq!(httpdate(text), expected, "httpdate on {text:?}");
+        assert_eq!(unix_seconds(text, CLOCK_MS), expected, "{text:?}");
+    }
+}
+
+/// Where httpdate departs from RFC 9110 §5.6.7, which the comparisons above leave out ([`oracle`]).
+#[test]
+fn rfc_9110_reads_what_httpdate_refuses() {
+    let table = [
+        // The weekday is redundant: the date decides, in all three forms.
+        ("Mon, 06 Nov 1994 08:49:37 GMT", Some(784_111_777)),
+        ("Monday, 06-Nov-94 08:49:37 GMT", Some(784_111_777)),
+        ("Mon Nov  6 08:49:37 1994", Some(784_111_777)),
+        // A leap second is the next second: 2017-01-01T00:00:00Z.
+        ("Sat, 31 Dec 2016 23:59:60 GMT", Some(1_483_228_800)),
+        ("Sun, 31 Dec 2016 23:59:60 GMT", Some(1_483_228_800)),
+        ("Wed, 31 Dec 2069 23:59:60 GMT", Some(3_155_760_000)),
+        // Written with a two-digit year, that last one is more than fifty years after CLOCK: 1969.
+        ("Wednesday, 31-Dec-69 23:59:60 GMT", None),
+    ];
+    for (text, rfc_9110) in table {
+        assert_eq!(httpdate(text), None, "httpdate on {text:?}");
+        assert_eq!(unix_seconds(text, CLOCK_MS), rfc_9110, "{text:?}");
+        assert_eq!(oracle(text), rfc_9110, "the oracle leaves {text:?} out as RFC 9110 reads it");
     }
 }

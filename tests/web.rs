@@ -1,4 +1,4 @@
-//! The shell in headless Chrome: `wasm-pack test --headless --chrome --test web`.
+//! The typed Rust shell in headless Chrome: `wasm-pack test --headless --chrome --test web`.
 #![cfg(target_arch = "wasm32")]
 
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
@@ -9,11 +9,13 @@ mod shell;
 
 /// The order lifecycle with the browser's own `localStorage` as the store.
 mod local_storage {
-    use js_sys::{Function, Promise, Reflect, JSON};
-    use retryline::web::RetryClient;
+    use js_sys::{Function, Reflect};
+    use retryline::web::{CallOptions, Client};
+    use retryline::{Evidence, Reason};
     use wasm_bindgen::prelude::*;
-    use wasm_bindgen_futures::JsFuture;
     use wasm_bindgen_test::wasm_bindgen_test;
+
+    use super::shell::{script, server_log, url};
 
     fn local_storage() -> JsValue {
         Reflect::get(&js_sys::global(), &"localStorage".into()).expect("a browser has localStorage")
@@ -27,41 +29,106 @@ mod local_storage {
 
     #[wasm_bindgen_test]
     async fn an_unknown_order_survives_in_local_storage_until_reconciled() {
-        let base = option_env!("RETRYLINE_MOCK_URL").expect("RETRYLINE_MOCK_URL");
         let key = format!("ls-{}", js_sys::Date::now() as u64);
-        let script =
-            format!(r#"{{"path":"/api/v3/order","method":"POST","behaviours":[{{"action":"execute-then-drop"}}]}}"#);
-        let init = JSON::parse(&format!(
-            r#"{{"method":"POST","body":{}}}"#,
-            JSON::stringify(&script.into()).unwrap().as_string().unwrap()
-        ))
-        .unwrap();
-        JsFuture::from(super::shell::fetch_promise(&format!("{base}/__mock/script"), &init)).await.unwrap();
+        script("/api/v3/order", Some("POST"), r#"[{"action":"execute-then-drop"}]"#).await;
+        let before = server_log("/api/v3/order").await.len();
 
-        let options = js_sys::Object::new();
-        Reflect::set(&options, &"store".into(), &local_storage()).unwrap();
-        let client = RetryClient::new(options.into()).unwrap();
-        let order = || {
-            let init =
-                JSON::parse(&format!(r#"{{"method":"POST","body":"{{\"newClientOrderId\":\"{key}\"}}"}}"#)).unwrap();
-            let call = JSON::parse(&format!(r#"{{"operation":"order","key":"{key}"}}"#)).unwrap();
-            JsFuture::from(client.fetch(format!("{base}/api/v3/order").into(), init, call))
-        };
+        let client = Client::builder().store(&local_storage()).expect("localStorage is a store").build();
+        let body = format!(r#"{{"newClientOrderId":"{key}"}}"#);
+        let target = url("/api/v3/order");
+        let order = || client.send("POST", &target, &[], Some(&body), CallOptions::order(&key));
         let error = order().await.expect_err("the response was dropped");
-        assert_eq!(Reflect::get(&error, &"reason".into()).unwrap().as_string().as_deref(), Some("unknown-outcome"));
+        assert_eq!(error.reason(), Some(Reason::UnknownOutcome), "{error}");
         assert!(stored(&key).is_string(), "the unknown outcome is in localStorage");
 
         let again = order().await.expect_err("refused while unresolved");
-        assert_eq!(Reflect::get(&again, &"reason".into()).unwrap().as_string().as_deref(), Some("unknown-outcome"));
+        assert_eq!(again.reason(), Some(Reason::UnknownOutcome), "{again}");
+        assert!(again.to_string().contains("reconcile it"), "{again}");
 
-        let query = Closure::<dyn FnMut(JsValue) -> Promise>::new(|_| Promise::resolve(&JsValue::from_str("filled")));
-        let result = JsFuture::from(client.reconcile(key.clone().into(), query.as_ref().clone(), JsValue::UNDEFINED))
+        let reconciled = client
+            .reconcile(&key, |_attempt, _signal| async { Ok(Evidence::Filled) }, None, None)
             .await
-            .unwrap();
-        assert_eq!(Reflect::get(&result, &"resolved".into()).unwrap().as_bool(), Some(true));
+            .expect("reconciled");
+        assert!(reconciled.resolved);
+        assert_eq!(reconciled.state, Some(Evidence::Filled));
         assert!(stored(&key).is_null(), "resolved: the key is gone from localStorage");
 
-        let log = super::shell::server_log("/api/v3/order").await;
-        assert_eq!(log.len(), 1, "one order on the wire in all");
+        assert_eq!(server_log("/api/v3/order").await.len(), before + 1, "one order on the wire in all");
+    }
+}
+
+/// `SharedBudget::from_config(config, Some(name))`: budgets of one name share their state through
+/// Web Locks and IndexedDB, as the origin's tabs and workers do. Two budgets of this page stand for
+/// two tabs: each is its own core budget, and only the share carries what one learns to the other.
+mod tabs {
+    use retryline::budget::BudgetConfig;
+    use retryline::web::{clock, CallOptions, Client, SharedBudget};
+    use retryline::{Jitter, Policy, Reason};
+    use wasm_bindgen::JsValue;
+    use wasm_bindgen_futures::JsFuture;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    use super::shell::{runtime_path, script, server_log, url};
+
+    fn share_name(test: &str) -> String {
+        format!("rust-{test}-{}", js_sys::Date::now() as u64)
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_ban_learnt_through_one_budget_refuses_the_other_of_its_share_without_sending() {
+        let (banned, other) = (runtime_path("tabs-ban-a"), runtime_path("tabs-ban-b"));
+        script(&banned, None, r#"[{"status":418,"retryAfter":"60"}]"#).await;
+        let name = share_name("ban");
+        let (first, second) = (
+            SharedBudget::from_config(BudgetConfig::default(), Some(&name)),
+            SharedBudget::from_config(BudgetConfig::default(), Some(&name)),
+        );
+        let a = Client::builder().budget(&first).build();
+        let b = Client::builder().budget(&second).build();
+        let error = a.get(&url(&banned), CallOptions::default()).await.expect_err("banned");
+        assert_eq!(error.reason(), Some(Reason::Banned), "{error}");
+        let error = b.get(&url(&other), CallOptions::default()).await.expect_err("the share knows the ban");
+        assert_eq!(error.reason(), Some(Reason::Banned), "{error}");
+        assert_eq!(server_log(&other).await.len(), 0, "nothing reached the server");
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_ban_published_by_one_budget_wakes_a_sleeper_of_the_other_and_refuses_it() {
+        let (sleeper, banned) = (runtime_path("tabs-wake-a"), runtime_path("tabs-wake-b"));
+        script(&sleeper, None, r#"[{"status":503},{"status":200}]"#).await;
+        script(&banned, None, r#"[{"status":418,"retryAfter":"60"}]"#).await;
+        let name = share_name("wake");
+        let (first, second) = (
+            SharedBudget::from_config(BudgetConfig::default(), Some(&name)),
+            SharedBudget::from_config(BudgetConfig::default(), Some(&name)),
+        );
+        let slow = Policy::builder()
+            .jitter(Jitter::None)
+            .base_delay_ms(3_000)
+            .max_delay_ms(3_000)
+            .attempt_timeout_ms(2_000)
+            .deadline_ms(20_000)
+            .build()
+            .unwrap();
+        let b = Client::builder().policy(slow).budget(&second).build();
+        let started = clock::now();
+        let sleeping = {
+            let target = url(&sleeper);
+            JsFuture::from(wasm_bindgen_futures::future_to_promise(async move {
+                match b.get(&target, CallOptions::default()).await {
+                    Ok(_) => Err(JsValue::from_str("the sleeper was not refused")),
+                    Err(error) => Ok(JsValue::from_str(error.reason().map_or("invalid", |r| r.as_str()))),
+                }
+            }))
+        };
+        // Once the sleeper's 503 has come back, the other budget learns of a ban.
+        while !server_log(&sleeper).await.first().is_some_and(|e| e.1.is_finite()) {}
+        let a = Client::builder().budget(&first).build();
+        assert_eq!(a.get(&url(&banned), CallOptions::default()).await.unwrap_err().reason(), Some(Reason::Banned));
+        let reason = sleeping.await.expect("refused");
+        assert_eq!(reason.as_string().as_deref(), Some("banned"));
+        let slept = clock::now() - started;
+        assert!(slept < 2_500, "woken by the ban, not by its 3 s timer: {slept} ms");
+        assert_eq!(server_log(&sleeper).await.len(), 1, "the sleeper sent nothing more");
     }
 }

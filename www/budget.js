@@ -1,10 +1,14 @@
 // Fifty widgets sharing one Budget against fifty with a private one each: what reaches the server
-// per second for each group, and the shared budget's own view of itself while they run.
-import { Budget, RetryClient, RetryError } from "retryline";
+// per second for each group, and the shared budget's own view of itself while they run. The
+// widgets' policy, priority (refresh) and scope are the family "widgets" of config.js; the
+// budgets have its limits (BUDGET: a bucket for that scope).
+import { RetryError } from "retryline";
+import { BUDGET } from "./config.js";
+import { budget, client } from "./clients.js";
 
 const WIDGETS = 50;
 const RUN_MS = 6000;
-const limits = { capacity: 20, refillPerSecond: 10 };
+const limits = BUDGET.scopes.widgets;
 const RESERVE = 0.2; // the Budget default: refreshes (these widgets) never dip into it
 
 /** The shared budget's own view of its scope, as bars and countdowns. */
@@ -21,7 +25,7 @@ function live(scope) {
 async function poll(client, url, until) {
   while (performance.now() < until) {
     try {
-      await (await client.fetch(url, undefined, { priority: "refresh" })).arrayBuffer();
+      await (await client.fetch(url)).arrayBuffer();
     } catch (error) {
       if (!(error instanceof RetryError)) throw error; // refused by the budget: this refresh is skipped
     }
@@ -44,9 +48,11 @@ function bars(title, counts) {
 }
 
 export async function runWidgets(host, ex) {
-  const shared = new Budget(limits);
-  const sharedClients = Array.from({ length: WIDGETS }, () => new RetryClient({ budget: shared, policy: { deadlineMs: 2000, attemptTimeoutMs: 1000 } }));
-  const privateClients = Array.from({ length: WIDGETS }, () => new RetryClient({ budget: new Budget(limits), policy: { deadlineMs: 2000, attemptTimeoutMs: 1000 } }));
+  const shared = budget();
+  const sharedClients = Array.from({ length: WIDGETS }, () => client(ex, { budget: shared }));
+  const privateClients = Array.from({ length: WIDGETS }, () => client(ex, { budget: budget() }));
+  const paths = { shared: ex.route("budget", "/shared/price"), private: ex.route("budget", "/private/price") };
+  Object.assign(host.dataset, { sharedPath: paths.shared, privatePath: paths.private });
   const start = Date.now();
   const until = performance.now() + RUN_MS;
   host.innerHTML = `<h3>the shared budget, live</h3><div class="live"></div>`;
@@ -55,11 +61,11 @@ export async function runWidgets(host, ex) {
     if (scope) host.querySelector(".live").innerHTML = live(scope);
   }, 200);
   await Promise.all([
-    ...sharedClients.map((c) => poll(c, `${ex.url}/shared/price`, until)),
-    ...privateClients.map((c) => poll(c, `${ex.url}/private/price`, until)),
+    ...sharedClients.map((c) => poll(c, `${ex.url}${paths.shared}`, until)),
+    ...privateClients.map((c) => poll(c, `${ex.url}${paths.private}`, until)),
   ]);
   clearInterval(view);
-  const [sharedLog, privateLog] = await Promise.all([ex.requests("/shared/price"), ex.requests("/private/price")]);
+  const [sharedLog, privateLog] = await Promise.all([ex.requests(paths.shared), ex.requests(paths.private)]);
   host.insertAdjacentHTML("beforeend", `<div class="groups"><div>${bars("one shared Budget", perSecond(sharedLog, start))}</div>` +
     `<div>${bars("fifty private Budgets", perSecond(privateLog, start))}</div></div>`);
 }

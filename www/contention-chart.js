@@ -1,13 +1,13 @@
 // Calls and completion time against clients, per strategy, as an SVG string: solid lines for
 // `ours`, dashed for `published` (rows of { clients, strategy, calls, completionMs }). Used by the
 // dashboard's contention panel and by scripts/contention-chart.mjs for the README.
-const COLOURS = { none: "#d12d2d", decorrelated: "#2f5bea", equal: "#8c5bd6", full: "#2fa66a", "no-backoff": "#e09b2d", "full+quota": "#14808f", "full+bucket": "#6b4f2a" };
+const COLOURS = { exponential: "#d12d2d", decorrelated: "#2f5bea", equal: "#8c5bd6", full: "#2fa66a", "no-backoff": "#e09b2d", "full+quota": "#14808f", "full+bucket": "#6b4f2a" };
 const W = 460, H = 300, PAD = { l: 60, r: 10, t: 30, b: 40 };
 
 function panel(ours, published, x0, title, key, scale) {
   const all = [...ours, ...published];
   const maxX = Math.max(10, ...all.map((r) => r.clients));
-  const maxY = Math.max(1, ...all.filter((r) => r.strategy !== "none" || key === "calls").map((r) => r[key]));
+  const maxY = Math.max(1, ...all.filter((r) => r.strategy !== "exponential" || key === "calls").map((r) => r[key]));
   const x = (v) => x0 + PAD.l + (v / maxX) * (W - PAD.l - PAD.r);
   const y = (v) => PAD.t + (1 - Math.min(v, maxY) / maxY) * (H - PAD.t - PAD.b);
   const parts = [`<text x="${x0 + W / 2}" y="18" text-anchor="middle" font-weight="bold">${title}</text>`];

@@ -1,28 +1,24 @@
-// The dashboard: scenarios on the timeline, their records, and the budget widgets. The mock
-// exchange's URL comes from the server that serves this page (npm start).
+// The dashboard: scenarios on the timeline, their records, the worksheet of the page's
+// configuration (config.js, computed by the server), the stream panel, and the budget widgets. The mock exchange's URL comes from the server that serves this page (npm start). No
+// panel resets the mock: each run has routes of its own (exchange.js), so panels run side by side.
 import { scenarios } from "./scenarios.js";
 import { drawTimeline } from "./timeline.js";
 import { drawRecords } from "./records.js";
 import { runWidgets } from "./budget.js";
 import { runContention } from "./contention.js";
+import { mockExchange } from "./exchange.js";
+import { streamPanel } from "./stream.js";
+import { drawWorksheet, markFamilies } from "./worksheet.js";
 
 const $ = (id) => document.getElementById(id);
-const { exchange } = await (await fetch("./config.json")).json();
+const [{ exchange }, worksheet] = await Promise.all(["./config.json", "./worksheet.json"].map(async (u) => (await fetch(u)).json()));
+drawWorksheet($("worksheet"), worksheet);
 
-/** The mock exchange, as the scenarios use it: script routes, read its request log. */
-const ex = {
-  url: exchange,
-  async script(path, behaviours, method) {
-    await fetch(`${exchange}/__mock/reset`, { method: "POST" }).then(() => {}, () => {});
-    const res = await fetch(`${exchange}/__mock/script`, { method: "POST", body: JSON.stringify({ path, method, behaviours }) });
-    if (!res.ok) throw new Error(`the mock refused the script: ${await res.text()}`);
-  },
-  requests: async (path, method) => (await fetch(`${exchange}/__mock/requests?path=${encodeURIComponent(path)}${method ? `&method=${method}` : ""}`)).json(),
-  wire: async (path, method) => (await ex.requests(path, method)).length,
-};
+const ex = mockExchange(exchange);
 
 for (const s of scenarios) $("scenario").append(new Option(s.name, s.id));
 let last = null;
+let runCount = 0;
 
 function showRecords() {
   const op = last?.operations[$("operation").selectedIndex];
@@ -39,10 +35,11 @@ async function run() {
     const main = last.operations[0];
     $("summary").innerHTML = `<b data-wire>${last.wire}</b> wire requests · ` +
       last.operations.map((op) => `${op.label}: <b data-stop>${op.stop.reason} at ${(op.stop.atMs / 1000).toFixed(1)} s</b>`).join(" · ");
-    $("summary").dataset.scenario = scenario.id;
+    Object.assign($("summary").dataset, { scenario: scenario.id, path: last.path, runs: String(++runCount) });
     drawTimeline($("timeline"), last.operations);
     $("operation").replaceChildren(...last.operations.map((op, i) => new Option(op.label, String(i))));
     showRecords();
+    markFamilies($("worksheet"), new Set(last.operations.flatMap((op) => op.records.map((r) => r.family))));
     $("status").textContent = `done: ${main.stop.reason}`;
   } catch (error) {
     $("status").textContent = `failed: ${error.message}`;
@@ -56,7 +53,6 @@ $("operation").addEventListener("change", showRecords);
 $("run-budget").addEventListener("click", async () => {
   $("run-budget").disabled = true;
   try {
-    await fetch(`${exchange}/__mock/reset`, { method: "POST" });
     await runWidgets($("budget"), ex);
   } finally {
     $("run-budget").disabled = false;
@@ -70,8 +66,8 @@ $("run-contention").addEventListener("click", async () => {
     $("run-contention").disabled = false;
   }
 });
-const wanted = new URLSearchParams(location.search).get("scenario");
-if (wanted) {
-  $("scenario").value = wanted;
-  run();
-}
+streamPanel($, ex);
+// The page shows a run from the start: the scenario the URL names, else the worked example.
+$("scenario").value = new URLSearchParams(location.search).get("scenario") ?? "worked-example";
+if ($("scenario").selectedIndex < 0) $("scenario").value = "worked-example";
+run();

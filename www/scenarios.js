@@ -1,6 +1,10 @@
 // Scenarios of the timeline panel: each scripts the mock exchange, makes real client.fetch calls,
-// and returns what happened — one entry per operation, with its records and how it stopped.
-import { RetryClient, RetryError, Budget } from "retryline";
+// and returns what happened — one entry per operation, with its records and how it stopped, and
+// the route it used. Each run scripts a route of its own (ex.route), so no other panel's requests
+// reach its script or its count. Every client is the page's (clients.js): its policies are the
+// families of config.js, the ones the worksheet panel shows.
+import { RetryError } from "retryline";
+import { client as pageClient, policyOf } from "./clients.js";
 
 const block = (ms) => {
   const until = performance.now() + ms;
@@ -22,20 +26,23 @@ async function operation(label, call, deadlineMs) {
   }
 }
 
+const s = (ms) => `${ms / 1000} s`;
+const worked = policyOf("worked example");
+
 export const scenarios = [
   {
     id: "worked-example",
     name: "The article's worked example",
-    about: "Deadline 12 s, attempt timeout 1.5 s, 5 attempts, base 0.5 s, cap 4 s, full jitter with the article's draws " +
+    about: `Deadline ${s(worked.deadlineMs)}, attempt timeout ${s(worked.attemptTimeoutMs)}, ${worked.maxAttempts} attempts, base ${s(worked.baseDelayMs)}, ` +
+      `cap ${s(worked.maxDelayMs)}, ${worked.jitter} jitter (the family "worked example") with the article's draws ` +
       "(400, 600, 1200, 2400 ms). Timeout; a 429 after 0.3 s with Retry-After: 2; two timeouts. The fifth attempt would " +
       "end past the deadline, so it is refused before sleeping.",
     async run(ex) {
-      const path = "/api/v3/ticker/price";
+      const path = ex.route("timeline", "/api/v3/ticker/price");
       await ex.script(path, [{ action: "hang" }, { status: 429, delayMs: 300, retryAfter: 2 }, { action: "hang" }, { action: "hang" }]);
-      const policy = { deadlineMs: 12_000, attemptTimeoutMs: 1500, maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 4000, jitter: "full" };
-      const client = new RetryClient({ policy, draws: [400, 600, 1200, 2400] });
-      const op = await operation("read BTCUSDT", (onAttempt) => client.fetch(`${ex.url}${path}?symbol=BTCUSDT`, undefined, { onAttempt }), policy.deadlineMs);
-      return { operations: [op], wire: await ex.wire(path) };
+      const client = pageClient(ex, { draws: [400, 600, 1200, 2400] });
+      const op = await operation("read BTCUSDT", (onAttempt) => client.fetch(`${ex.url}${path}?symbol=BTCUSDT`, undefined, { onAttempt }), worked.deadlineMs);
+      return { operations: [op], path, wire: await ex.wire(path) };
     },
   },
   {
@@ -44,12 +51,13 @@ export const scenarios = [
     about: "Six reads at once; the exchange answers 429 with Retry-After: 1 to the first six requests. The throttle holds the " +
       "whole scope: every client waits for the same boundary, none retries into it.",
     async run(ex) {
-      const path = "/api/v3/depth";
+      const path = ex.route("timeline", "/api/v3/depth");
       await ex.script(path, Array.from({ length: 6 }, () => ({ status: 429, retryAfter: 1 })));
-      const client = new RetryClient({ budget: new Budget(), policy: { deadlineMs: 5000, attemptTimeoutMs: 1000, baseDelayMs: 100, retryAfterSpreadMs: 200 } });
+      const client = pageClient(ex);
+      const { deadlineMs } = policyOf("429 storm");
       const ops = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-        operation(`read ${i + 1}`, (onAttempt) => client.fetch(`${ex.url}${path}?n=${i}`, undefined, { onAttempt }), 5000)));
-      return { operations: ops, wire: await ex.wire(path) };
+        operation(`read ${i + 1}`, (onAttempt) => client.fetch(`${ex.url}${path}?n=${i}`, undefined, { onAttempt }), deadlineMs)));
+      return { operations: ops, path, wire: await ex.wire(path) };
     },
   },
   {
@@ -58,15 +66,15 @@ export const scenarios = [
     about: "The exchange bans the IP for 3 s (418, Retry-After: 3). Every client sharing the budget is refused without a " +
       "request until it expires; a read after it goes through.",
     async run(ex) {
-      const path = "/api/v3/klines";
+      const path = ex.route("timeline", "/api/v3/klines");
       await ex.script(path, [{ status: 418, retryAfter: 3 }]);
-      const budget = new Budget();
-      const client = new RetryClient({ budget, policy: { deadlineMs: 2000, attemptTimeoutMs: 1000 } });
-      const read = (label) => operation(label, (onAttempt) => client.fetch(`${ex.url}${path}`, undefined, { onAttempt }), 2000);
+      const client = pageClient(ex);
+      const { deadlineMs } = policyOf("418 ban");
+      const read = (label) => operation(label, (onAttempt) => client.fetch(`${ex.url}${path}`, undefined, { onAttempt }), deadlineMs);
       const ops = [await read("the banned read"), await read("during the ban")];
       await new Promise((r) => setTimeout(r, 3100));
       ops.push(await read("after the ban"));
-      return { operations: ops, wire: await ex.wire(path) };
+      return { operations: ops, path, wire: await ex.wire(path) };
     },
   },
   {
@@ -75,13 +83,15 @@ export const scenarios = [
     about: "The exchange fills the order and the connection drops before the answer. The order is never resubmitted: it " +
       "ends as an unknown outcome, a second submission of its id is refused without a request, and reconciliation finds the fill.",
     async run(ex) {
+      // The mock executes orders on /api/v3/order only: this run's requests are told by its order id.
       const path = "/api/v3/order";
       const id = `demo-${Date.now()}`;
       await ex.script(path, [{ action: "execute-then-drop" }], "POST");
-      const client = new RetryClient({ policy: { deadlineMs: 5000, attemptTimeoutMs: 2000 } });
+      // The family "orders" makes it an order and finds its key, the body's newClientOrderId.
+      const client = pageClient(ex);
       const submit = (label) => operation(label, (onAttempt) => client.fetch(`${ex.url}${path}?symbol=BTCUSDT`, {
         method: "POST", body: JSON.stringify({ newClientOrderId: id, side: "BUY", quantity: "1" }),
-      }, { operation: "order", key: id, onAttempt }), 5000);
+      }, { onAttempt }), policyOf("orders").deadlineMs);
       const ops = [await submit("submit"), await submit("submit again")];
       const query = async ({ signal }) => {
         const res = await fetch(`${ex.url}${path}?origClientOrderId=${id}`, { signal });
@@ -89,7 +99,7 @@ export const scenarios = [
       };
       const reconciled = await client.reconcile(id, query);
       ops.push({ label: `reconcile → ${reconciled.state}`, records: reconciled.records, stop: { reason: reconciled.resolved ? "resolved" : "unresolved", atMs: reconciled.records.at(-1)?.endMs ?? 0 }, deadlineMs: 60_000 });
-      return { operations: ops, wire: await ex.wire(path, "POST") };
+      return { operations: ops, path, wire: await ex.wire(path, "POST", (e) => e.body.includes(id)) };
     },
   },
   {
@@ -98,16 +108,16 @@ export const scenarios = [
     about: "A 503, then a 0.5 s backoff — but the main thread is busy for 3.2 s, as in a throttled background tab. On " +
       "waking, the gate checks again: the attempt would end past the 4 s deadline, so it is refused instead of sent.",
     async run(ex) {
-      const path = "/api/v3/account";
+      const path = ex.route("timeline", "/api/v3/account");
       await ex.script(path, [{ status: 503 }]);
-      const client = new RetryClient({ policy: { deadlineMs: 4000, attemptTimeoutMs: 1000, jitter: "none", baseDelayMs: 500 } });
+      const client = pageClient(ex);
       const op = operation("read account", (onAttempt) => client.fetch(`${ex.url}${path}`, undefined, {
         onAttempt: (r) => {
           onAttempt(r);
           if (r.decision === "sent" && r.status === 503) setTimeout(() => block(3200), 10);
         },
-      }), 4000);
-      return { operations: [await op], wire: await ex.wire(path) };
+      }), policyOf("account (background tab)").deadlineMs);
+      return { operations: [await op], path, wire: await ex.wire(path) };
     },
   },
 ];

@@ -5,12 +5,12 @@
 // scripts/build.mjs unless told not to) nor depends on which pkg/ files a given build ships.
 //
 // pkg/ is shared with other people's builds: scripts/build.mjs replaces it under target/build.lock.
-// waitForPkg() waits while that lock is held, and every pack is checked (the wasm is valid, the glue
-// and the files it imports provide every import of the wasm, an inlined copy — if the build makes
-// one — holds the same bytes); an inconsistent pack is packed again, a few times, then given up.
+// waitForPkg() waits while that lock is held, and every pack is checked (each wasm module is valid,
+// imports nothing and exports rl_slot; the inlined browser module holds browser.wasm's bytes); an
+// inconsistent pack is packed again, a few times, then given up.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -59,41 +59,81 @@ export async function waitForBuildLock({ maxWaitMs = 180_000, log = () => {} } =
 
 const short = (bytes) => createHash("sha256").update(bytes).digest("hex").slice(0, 12);
 
+/** The wasm modules of pkg/ (scripts/build.mjs FLAVOURS): as files, or only inlined as base64. */
+export const PKG_WASM = [
+  { name: "browser", file: "browser.wasm", inline: "browser-inline.js" },
+  { name: "replay", inline: "replay-inline.js" },
+  { name: "server", file: "server.wasm" },
+  { name: "authority", file: "authority.wasm" },
+];
+
+/** The bytes a `<flavour>-inline.js` of scripts/build.mjs carries, or null when it has none. */
+export function inlinedWasm(path) {
+  const base64 = readFileSync(path, "utf8").match(/const base64 = "([^"]*)"/)?.[1];
+  return base64 === undefined ? null : Buffer.from(base64, "base64");
+}
+
+/** What is wrong with one of the core's modules (null: nothing): it must be valid, import nothing
+ * (the JS shell gives it no imports object) and export its result slot. */
+function wasmProblem(name, bytes) {
+  if (!WebAssembly.validate(bytes)) return `${name} (${bytes.length} bytes) is not a valid module`;
+  const module = new WebAssembly.Module(bytes);
+  const imports = WebAssembly.Module.imports(module);
+  if (imports.length) return `${name} imports ${imports.slice(0, 3).map((i) => `${i.module}.${i.name}`).join(", ")} (the core's modules import nothing: an old or foreign build?)`;
+  if (!WebAssembly.Module.exports(module).some((e) => e.name === "rl_slot")) return `${name} has no export rl_slot (not the core behind plain exports?)`;
+  return null;
+}
+
+/** The package's JavaScript next to a pkg/ directory: the .js files that package.json "files" ships
+ * under js/ (the same list in the repo and in an installed package), path-sorted. */
+function shippedJs(pkgDir) {
+  const top = resolve(pkgDir, "..");
+  let files = [];
+  try {
+    files = JSON.parse(readFileSync(join(top, "package.json"), "utf8")).files ?? [];
+  } catch {}
+  const out = [];
+  const walk = (rel) => {
+    const path = join(top, rel);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) return;
+    if (stat.isDirectory()) for (const name of readdirSync(path).sort()) walk(`${rel.replace(/\/$/, "")}/${name}`);
+    else if (rel.endsWith(".js")) out.push(rel);
+  };
+  for (const f of files.filter((f) => f.startsWith("js/"))) walk(f);
+  return [...new Set(out)].sort();
+}
+
 /**
- * The build in a pkg/ directory (the repo's, or an installed package's): short hashes of the wasm and
- * the glue, and `problem` (null when consistent, else what is wrong).
+ * The build in a pkg/ directory (the repo's, or an installed package's): a short hash of its wasm
+ * modules together (`wasm`), one of the package's JavaScript (`glue`: js/, which others edit too),
+ * each module's bytes, and `problem` (null when consistent, else what is wrong). Consistent: every
+ * module of PKG_WASM is there, valid, imports nothing and exports rl_slot, and browser-inline.js
+ * holds exactly browser.wasm's bytes.
  */
 export function pkgFingerprint(pkgDir = join(repoRoot, "pkg")) {
-  const wasmPath = join(pkgDir, "retryline_bg.wasm");
-  const gluePath = join(pkgDir, "retryline.js");
-  if (!existsSync(wasmPath) || !existsSync(gluePath)) return { wasm: null, glue: null, problem: `${pkgDir} has no retryline_bg.wasm or retryline.js` };
-  const wasm = readFileSync(wasmPath);
-  const glue = readFileSync(gluePath, "utf8");
-  const out = { wasm: short(wasm), glue: short(glue), wasmBytes: wasm.length, problem: null };
-  if (!WebAssembly.validate(wasm)) return { ...out, problem: `retryline_bg.wasm (${wasm.length} bytes) is not a valid module` };
-  const inlinePath = join(pkgDir, "retryline_inline.js");
-  if (existsSync(inlinePath)) {
-    const base64 = readFileSync(inlinePath, "utf8").match(/const base64 = "([^"]*)"/)?.[1];
-    if (base64 !== undefined && !Buffer.from(base64, "base64").equals(wasm)) return { ...out, problem: "retryline_inline.js and retryline_bg.wasm hold different bytes" };
+  const hash = createHash("sha256");
+  const wasmBytes = {};
+  const fail = (problem) => ({ wasm: null, glue: null, wasmBytes, problem });
+  for (const m of PKG_WASM) {
+    const filePath = m.file && join(pkgDir, m.file);
+    const inlinePath = m.inline && join(pkgDir, m.inline);
+    if (filePath && !existsSync(filePath)) return fail(`${pkgDir} has no ${m.file}`);
+    if (inlinePath && !existsSync(inlinePath)) return fail(`${pkgDir} has no ${m.inline}`);
+    const file = filePath ? readFileSync(filePath) : null;
+    const inlined = inlinePath ? inlinedWasm(inlinePath) : null;
+    if (inlinePath && inlined === null) return fail(`${m.inline} holds no base64 module`);
+    if (file && inlined && !inlined.equals(file)) return fail(`${m.inline} and ${m.file} hold different bytes (from different builds?)`);
+    const bytes = file ?? inlined;
+    const problem = wasmProblem(m.file ?? m.inline, bytes);
+    if (problem) return fail(problem);
+    wasmBytes[m.name] = bytes.length;
+    hash.update(`${m.name}:${short(bytes)};`);
   }
-  // wasm-bindgen snippets ("./snippets/<crate>-<hash>/js/guard.js") ship as the package's own file
-  // (js/guard.js), which the glue imports whole: their imports must be exports of that file. Any other
-  // module ("./retryline_bg.js", "wbg") is provided by the glue.
-  const files = new Map();
-  const source = (module) => {
-    const snippet = module.match(/^\.\/snippets\/[^/]+\/(.+)$/)?.[1];
-    if (!snippet) return glue;
-    const path = resolve(pkgDir, "..", snippet);
-    if (!files.has(path)) files.set(path, existsSync(path) ? readFileSync(path, "utf8") : "");
-    return files.get(path);
-  };
-  const provided = (i) => {
-    const text = source(i.module);
-    return text === glue ? glue.includes(i.name) : new RegExp(`export\\s+(async\\s+)?function\\*?\\s+${i.name}\\b|export\\s+(const|let|var)\\s+${i.name}\\b|export\\s*\\{[^}]*\\b${i.name}\\b`).test(text);
-  };
-  const missing = WebAssembly.Module.imports(new WebAssembly.Module(wasm)).filter((i) => !provided(i));
-  if (missing.length) return { ...out, problem: `imports the wasm needs are missing (glue and wasm from different builds?): ${missing.slice(0, 3).map((i) => `${i.module}.${i.name}`).join(", ")}` };
-  return out;
+  const glue = createHash("sha256");
+  const top = resolve(pkgDir, "..");
+  for (const rel of shippedJs(pkgDir)) glue.update(`${rel}\0`).update(readFileSync(join(top, rel))).update("\0");
+  return { wasm: hash.digest("hex").slice(0, 12), glue: glue.digest("hex").slice(0, 12), wasmBytes, problem: null };
 }
 
 /** Waits for the build lock, then for a consistent pkg/ (re-checked a few times). Returns the fingerprint. */

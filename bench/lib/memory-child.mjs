@@ -7,11 +7,11 @@
 // every stub with a 200 "ok" (each caller reads the body), gc, measure; and a second burst the same
 // way, to see whether the wasm memory grown by the first is reused.
 //
-// retryline's wasm memory: read from the instance's exported `memory`, found (in this order) as an
-// export of the package entry or of pkg/retryline.js (`memory`, `__wasm.memory`), as the exports
-// returned by the glue's initSync() once initialised (wasm-bindgen returns the existing instance's
-// exports), or else from the instance itself, caught by wrapping WebAssembly.Instance/instantiate
-// before the entry is imported. pkg/retryline.js is the same module instance js/node.js imports.
+// retryline's wasm memory: the exported `memory` of the instance js/node.js makes at import
+// (`new WebAssembly.Instance(module, {})`, pkg/server.wasm), caught by wrapping
+// WebAssembly.Instance/instantiate before the entry is imported; or the entry's own `memory`
+// export, should it ever have one. The entry exports no handle on its instance, and the core
+// imports nothing, so nothing else can reach it.
 import { setImmediate as tick } from "node:timers/promises";
 
 const [id, callsArg = "100000", batchArg = "100", burstsArg = "2"] = process.argv.slice(2);
@@ -52,22 +52,18 @@ let findMemory = () => true;
 
 if (id === "retryline" || id === "retryline-platform") {
   const entry = await import("../../js/node.js");
-  const glue = await import("../../pkg/retryline.js");
   // retryline-platform: the default configuration, the platform's fetch (the stub as globalThis.fetch).
   if (id === "retryline-platform") globalThis.fetch = stub;
   const policy = { attemptTimeoutMs: HOUR, deadlineMs: HOUR };
   const client = new entry.RetryClient(id === "retryline" ? { fetch: stub, policy } : { policy });
   call = () => client.fetch(URL_);
-  // Looked up after the warm-up, in case the module is instantiated at the first call.
+  // Looked up after the warm-up too, in case the module is instantiated at the first call.
   findMemory = () => {
     const isMemory = (m) => m instanceof WebAssembly.Memory;
+    const memories = [...new Set(instances.map((i) => i?.exports?.memory).filter(isMemory))];
     const candidates = [
       ["the entry's export `memory`", () => entry.memory],
-      ["the entry's export `__wasm.memory`", () => entry.__wasm?.memory],
-      ["pkg/retryline.js's export `memory`", () => glue.memory],
-      ["pkg/retryline.js's export `__wasm.memory`", () => glue.__wasm?.memory],
-      ["pkg/retryline.js's initSync() (the initialised instance's exports)", () => (typeof glue.initSync === "function" ? glue.initSync()?.memory : undefined)],
-      ["the instance caught at WebAssembly.Instance/instantiate", () => instances.map((i) => i?.exports?.memory).find(isMemory)],
+      [`the instance js/node.js made (caught at WebAssembly.Instance; ${instances.length} instance(s) made)`, () => (memories.length === 1 ? memories[0] : undefined)],
     ];
     for (const [via, get] of candidates) {
       let m;
@@ -80,6 +76,7 @@ if (id === "retryline" || id === "retryline-platform") {
         return true;
       }
     }
+    if (memories.length > 1) throw new Error(`${memories.length} wasm memories were made: which is retryline's?`);
     return false;
   };
 } else if (id === "p-retry") {

@@ -35,11 +35,14 @@ const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Awaits an async fn, one call after the other, yielding to the event loop after every `yieldEvery`
- * calls, for about ms milliseconds; returns calls per second.
+ * calls, for about ms milliseconds; returns calls per second and the process's CPU µs per call
+ * (process.cpuUsage(): every thread, so GC helpers too; less moved than wall time by other
+ * processes on a busy machine).
  */
 async function asyncOpsPerSecond(fn, ms, yieldEvery = YIELD_EVERY) {
   let calls = 0;
   let elapsed = 0;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   while (elapsed < ms) {
     for (let i = 0; i < yieldEvery && elapsed < ms; i++) {
@@ -50,7 +53,8 @@ async function asyncOpsPerSecond(fn, ms, yieldEvery = YIELD_EVERY) {
     await yieldToLoop();
     elapsed = performance.now() - started;
   }
-  return calls / (elapsed / 1000);
+  const used = process.cpuUsage(cpu);
+  return { ops: calls / (elapsed / 1000), cpuUsPerCall: (used.user + used.system) / calls };
 }
 
 async function compare(cases, measure, { rounds, msPerRound }) {
@@ -62,10 +66,12 @@ async function compare(cases, measure, { rounds, msPerRound }) {
       results[i].push(await measure(cases[i].fn, msPerRound));
     }
   }
+  const mid = (xs) => xs[Math.floor(xs.length / 2)];
   return cases.map((c, i) => {
-    const sorted = results[i].sort((a, b) => a - b);
+    const ops = results[i].map((r) => (typeof r === "number" ? r : r.ops)).sort((a, b) => a - b);
+    const cpu = results[i].map((r) => r.cpuUsPerCall).filter((x) => typeof x === "number").sort((a, b) => a - b);
     const { fn, ...rest } = c;
-    return { ...rest, opsPerSecond: sorted[Math.floor(sorted.length / 2)], minOps: sorted[0], maxOps: sorted.at(-1) };
+    return { ...rest, opsPerSecond: mid(ops), minOps: ops[0], maxOps: ops.at(-1), ...(cpu.length ? { cpuUsPerCall: mid(cpu) } : {}) };
   });
 }
 

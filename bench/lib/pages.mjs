@@ -1,11 +1,15 @@
 // Browser pages for the bundle and cold-start sections: their sources, their Vite builds (in the fresh
 // project, where "retryline" is the installed tarball and the peers are symlinked), what each build
-// emitted, and a static server on 127.0.0.1 for a build's dist/ (plus GET /ok → 200 "ok").
+// emitted and which of it the page loads before its code runs, and a static server on 127.0.0.1 for
+// a build's dist/ (plus /ok → 200 "ok" and /fail → 503).
 //
 // Two pages per library:
 //   call  what a user writes to make one call: `import { RetryClient } from "retryline";
 //         new RetryClient().fetch(url)` (ky: `ky(url)`; p-retry: `pRetry(() => fetch(url) …)`).
-//         The result goes to window.__status, the same few bytes in every page.
+//         The result goes to window.__status, the same few bytes in every page. retryline has a
+//         second one, a page that uses every feature (a client with a store, a shared Budget, a
+//         keyed order, reconcile, resolve, asFetch, budget.snapshot(), replay, a stream), which loads every
+//         chunk the package splits off.
 //   cold  the same call behind a dynamic import, timed in the page with performance.now():
 //         import → ready (the import resolved and the client exists, so a call can be made)
 //         import → first response (the first call answered and its body read).
@@ -32,12 +36,55 @@ export const pageLibraries = [
     cold: { load: `const { RetryClient } = await import("retryline");`, ready: "const client = new RetryClient();", first: "const res = await client.fetch(url);" },
   },
   {
+    // Every feature, each used once; __status is 200 only if each did what it should.
+    id: "retryline-all",
+    name: "retryline, every feature",
+    call: `import { RetryClient, Budget, RetryError, replay } from "retryline";
+const url = location.origin + "/ok";
+const failing = location.origin + "/fail"; // answers 503: an order sent there ends with an unknown outcome
+const unknown = (client, key) => client.fetch(failing, { method: "POST", body: "{}" }, { key }).then(
+  () => { throw new Error(key + " succeeded"); },
+  (e) => { if (!(e instanceof RetryError) || e.reason !== "unknown-outcome") throw e; });
+async function main() {
+  const budget = new Budget({ capacity: 50, refillPerSecond: 10, share: "bench" });
+  const client = new RetryClient({ budget, store: new Map(), policy: { attemptTimeoutMs: 5000 } });
+  const order = await client.fetch(url, { method: "POST", body: "{}" }, { operation: "order", key: "cid-1" });
+  await order.text();
+  await unknown(client, "cid-2");
+  const reconciled = await client.reconcile("cid-2", async () => "filled");
+  if (!reconciled.resolved) throw new Error("reconcile: " + JSON.stringify(reconciled));
+  await unknown(client, "cid-3");
+  const resolved = await client.resolve("cid-3", "canceled");
+  if (!resolved.resolved) throw new Error("resolve: " + JSON.stringify(resolved));
+  const res = await client.asFetch()(url);
+  await res.text();
+  if (!Array.isArray(budget.snapshot())) throw new Error("snapshot");
+  // A stream made and closed: its driver's chunk loads, so the page pays for it.
+  const stream = client.stream(location.origin.replace(/^http/, "ws") + "/ws");
+  stream.close();
+  const replayed = replay({ policy: { maxAttempts: 2 }, draws: [0], outcomes: [{ afterMs: 5, status: 503 }, { afterMs: 5, status: 200 }] });
+  if (replayed.stop.reason !== "success") throw new Error("replay: " + JSON.stringify(replayed.stop));
+  return res.status;
+}
+main().then((s) => (window.__status = s), (e) => (window.__status = String(e && e.stack || e)));
+`,
+    cold: null,
+  },
+  {
     // The same page on the package's inline entry, when it has one (wasm as base64 in the JS).
     id: "retryline-inline",
     name: "retryline/inline (wasm inlined)",
     needsExport: "./inline",
     call: `import { RetryClient } from "retryline/inline";\nconst url = location.origin + "/ok";\nnew RetryClient().fetch(url)${report}\n`,
     cold: null,
+  },
+  {
+    // The strict-CSP entry: the same core as JavaScript (wasm2js), no 'wasm-unsafe-eval' needed.
+    id: "retryline-csp",
+    name: "retryline/csp (core as JavaScript, wasm2js)",
+    needsExport: "./csp",
+    call: `import { RetryClient } from "retryline/csp";\nconst url = location.origin + "/ok";\nnew RetryClient().fetch(url)${report}\n`,
+    cold: { load: `const { RetryClient } = await import("retryline/csp");`, ready: "const client = new RetryClient();", first: "const res = await client.fetch(url);" },
   },
   {
     id: "ky",
@@ -82,7 +129,7 @@ const html = `<!doctype html>\n<html lang="en">\n  <head><meta charset="utf-8" /
 async function viteBuild(dir, root, outDir, timeoutMs) {
   const vite = join(dir, "node_modules", "vite", "bin", "vite.js");
   const env = { ...process.env, NO_COLOR: "1", CI: "1" };
-  const { code, signal, out, err } = await runNode([vite, "build", root, "--outDir", outDir, "--emptyOutDir", "--logLevel", "warn"], { cwd: dir, env, timeoutMs });
+  const { code, signal, out, err } = await runNode([vite, "build", root, "--outDir", outDir, "--emptyOutDir", "--manifest", "--logLevel", "warn"], { cwd: dir, env, timeoutMs });
   if (code === 0) return out + err;
   throw new Error(`vite build ${root} failed (${signal ?? code}): ${(out + err).slice(-1500)}`);
 }
@@ -99,7 +146,27 @@ export async function buildPage(dir, lib, kind, { timeoutMs = 90_000 } = {}) {
   return { outDir, buildMs: performance.now() - started, warnings: log.trim() };
 }
 
-/** Every file a build emitted, except index.html: { path, bytes, gzip (level 9), brotli }. */
+/**
+ * What a build's page loads before its code runs (Vite's manifest, `--manifest`): the entry chunk,
+ * the chunks it imports statically (recursively), and their CSS and assets (a `new URL(…,
+ * import.meta.url)` .wasm is an asset of the chunk that names it). Paths as emittedFiles gives them.
+ * Whatever else is emitted loads only behind an `import()`.
+ */
+export function staticallyLoaded(outDir) {
+  const manifest = JSON.parse(readFileSync(join(outDir, ".vite", "manifest.json"), "utf8"));
+  const loaded = new Set();
+  const visit = (key) => {
+    const chunk = manifest[key];
+    if (!chunk || loaded.has(chunk.file)) return;
+    loaded.add(chunk.file);
+    for (const f of [...(chunk.css ?? []), ...(chunk.assets ?? [])]) loaded.add(f);
+    for (const k of chunk.imports ?? []) visit(k);
+  };
+  for (const [key, chunk] of Object.entries(manifest)) if (chunk.isEntry) visit(key);
+  return loaded;
+}
+
+/** Every file a build emitted, except index.html and Vite's manifest: { path, bytes, gzip (level 9), brotli }. */
 export function emittedFiles(outDir) {
   const files = [];
   const walk = (d) => {
@@ -112,7 +179,7 @@ export function emittedFiles(outDir) {
   walk(outDir);
   return files
     .map((p) => relative(outDir, p).split(sep).join("/"))
-    .filter((p) => p !== "index.html")
+    .filter((p) => p !== "index.html" && !p.startsWith(".vite/"))
     .sort()
     .map((path) => {
       const bytes = readFileSync(join(outDir, path));
@@ -122,14 +189,14 @@ export function emittedFiles(outDir) {
 
 const MIME = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json" };
 
-/** Serves a dist folder on 127.0.0.1 (no caching) and GET /ok; records the paths asked for. */
+/** Serves a dist folder on 127.0.0.1 (no caching), /ok (200) and /fail (503); records the paths asked for. */
 export async function serveDist(root) {
   const served = [];
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
     served.push(path);
-    if (path === "/ok") {
-      res.writeHead(200, { "content-type": "text/plain", "cache-control": "no-store" }).end("ok");
+    if (path === "/ok" || path === "/fail") {
+      res.writeHead(path === "/ok" ? 200 : 503, { "content-type": "text/plain", "cache-control": "no-store" }).end(path === "/ok" ? "ok" : "unavailable");
       return;
     }
     const file = normalize(join(root, path === "/" ? "index.html" : path));

@@ -107,24 +107,169 @@ function storm(rows) {
   ].join("\n");
 }
 
-function size(s) {
-  const kib = (n) => (n / 1024).toFixed(1);
-  const p = s.retrylinePkg;
+function breaker(b) {
+  const s = b.settings;
+  const latency = (v) => (v === null || v === undefined ? `not in ${s.capMs / 1000} s` : int(v));
+  const outcomes = (o) => Object.entries(o).sort((x, y) => y[1] - x[1]).map(([k, n]) => `${int(n)} × ${k}`).join(", ");
+  const rows = b.rows.filter((r) => !r.error);
   return [
-    `## (d) Size`,
+    `### Breakers: ${s.reads} reads every ${s.everyMs} ms for ${s.wavesMs / 1000} s, route hanging for the first ${s.outageMs / 1000} s`,
     ``,
-    `esbuild ${s.esbuild}: \`--bundle --minify --format=esm --platform=browser\` of an entry importing what a retrying GET needs; KiB = 1024 bytes.`,
+    `The route hangs (never answers) until ${s.outageMs / 1000} s, then answers 200; every caller's attempt timeout is ${s.attemptTimeoutMs} ms. ` +
+      `Requests counted by the server (in the benchmark's process, one contender at a time, each with its own server and one breaker shared by all its callers). ` +
+      `*Recovery* = from the route's recovery until the first request reaches the server (every one then is answered 200), and until a caller has its first success. ` +
+      `Where nobody had succeeded by ${s.wavesMs / 1000} s, the waves went on until someone did, up to ${s.capMs / 1000} s ("waves" says how many were sent; the totals include them).`,
     ``,
     markdownTable([
       { title: "library", value: (r) => r.name },
+      { title: "server: requests during the outage", value: (r) => int(r.serverDuringOutage), right: true },
+      { title: "server: requests in all", value: (r) => int(r.serverTotal), right: true },
+      { title: "recovery at the server, ms", value: (r) => latency(r.serverRecoveryMs), right: true },
+      { title: "recovery at a caller, ms", value: (r) => latency(r.callerRecoveryMs), right: true },
+      { title: "waves", value: (r) => r.waves, right: true },
+      { title: "calls ok", value: (r) => int(r.ok), right: true },
+      { title: "refused", value: (r) => int(r.refused), right: true },
+      { title: "failed otherwise", value: (r) => int(r.failedOtherwise), right: true },
+      { title: "calls started after the recovery: ok / refused", value: (r) => `${int(r.afterRecovery.ok)} / ${int(r.afterRecovery.refused)} of ${int(r.afterRecovery.calls)}`, right: true },
+    ], rows),
+    ``,
+    ...b.rows.map((r) => (r.error ? `* ${r.name}: **failed**: ${r.error}` : `* ${r.name}: ${outcomes(r.outcomes)}${r.drained ? "" : ` (**${r.calls - r.settled} calls had not settled ${s.drainMs / 1000} s after the last wave**)`}`)),
+    ``,
+    ...b.rows.map((r) => `* ${r.name}: \`${r.config}\``),
+  ].join("\n");
+}
+
+function reconnectStorm(r) {
+  const st = r.settings;
+  const secs = (ms) => (ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1);
+  const na = (x) => (x.unavailable ? x.unavailable : x.error ? `failed: ${x.error}` : null);
+  const storms = r.rows.filter((x) => x.id !== "ws");
+  const waves = (x) => {
+    if (!x.perSecond) return "–";
+    const shown = x.perSecond.slice(0, 20).join(" · ");
+    return x.perSecond.length > 20 ? `${shown} · … (${x.perSecond.length} s)` : shown;
+  };
+  const notes = (x) => {
+    const saw = x.clientsSaw;
+    if (!saw) return "";
+    if (saw.error) return `no report: ${saw.error}`;
+    const parts = [];
+    const stopped = Object.entries(saw.stopped ?? {});
+    if (stopped.length) parts.push(`stopped: ${stopped.map(([why, n]) => `${n} × ${why}`).join(", ")}`);
+    if (saw.uncaught) parts.push(`${saw.uncaught} errors no listener caught: ${Object.entries(saw.uncaughtMessages).map(([m, n]) => `${n} × ${m}`).join("; ")}`);
+    return parts.join("; ");
+  };
+  const pm = r.perMessage;
+  const retrylineMsg = pm?.rows.find((x) => x.id === "retryline-private");
+  const retrylineMem = r.rows.find((x) => x.id === "retryline-private" && x.memory);
+  return [
+    `### Reconnect storm: ${int(st.clients)} WebSocket clients dropped at once, handshakes refused (503) for ${secs(st.refusalMs)} s`,
+    ``,
+    `All on 127.0.0.1, one library at a time, each with its own defaults (only the URL, ws as the WebSocket, and what is listed below are set). ` +
+      `The clients run in a child process, the server in the benchmark's; ${int(st.clients)} clients connect, stay open ${secs(st.holdMs)} s, then the server destroys every TCP connection ` +
+      `and answers every handshake with HTTP 503 for ${secs(st.refusalMs)} s, then accepts again. Counted by the server: every connection attempt (a WebSocket upgrade; ` +
+      `for socket.io an engine.io handshake, its polls and upgrades not counted) with its time. *Back* = ${Math.round(st.backShare * 100)} % of the clients connected again at once; ` +
+      `runs are cut at ${secs(st.capMs)} s. The busiest second is the most attempts in any 1 s window, from the drop until a second after ${Math.round(st.backShare * 100)} % were back.`,
+    ``,
+    markdownTable([
+      { title: "library", value: (x) => x.name },
+      { title: "attempts in the busiest second", value: (x) => na(x) ?? int(x.busiestSecond), right: true },
+      { title: `attempts until ${Math.round(st.backShare * 100)} % back`, value: (x) => (na(x) ? "–" : int(x.attemptsUntilBack)), right: true },
+      { title: "per client", value: (x) => (na(x) ? "–" : fixed(2)(x.attemptsPerClient)), right: true },
+      { title: `${Math.round(st.backShare * 100)} % back after s`, value: (x) => (na(x) ? "–" : x.backMs === null ? `not in ${secs(st.capMs)} s (${int(x.backAtEnd)} back)` : fixed(1)(x.backMs / 1000)), right: true },
+      { title: "refused (503)", value: (x) => (na(x) ? "–" : int(x.refused)), right: true },
+      { title: "attempts in each second after the drop", value: (x) => (na(x) ? "–" : waves(x)) },
+      { title: "the clients saw", value: (x) => notes(x) },
+    ], storms),
+    ``,
+    `#### Memory per open client`,
+    ``,
+    `In the same child (\`node --expose-gc\`): JS heap used after all ${int(st.clients)} were open minus before the first was made (after a warm-up of 10 opened and closed), ` +
+      `after a full gc, / ${int(st.clients)}; retryline adds its wasm memory's growth. Bytes; the bare ws row is the floor (a ws client socket with an \`open\` listener).`,
+    ``,
+    markdownTable([
+      { title: "library", value: (x) => x.name },
+      { title: "per open client", value: (x) => na(x) ?? int(x.memory.heapPerClient + x.memory.wasmPerClient), right: true },
+      { title: "JS heap", value: (x) => (x.memory ? int(x.memory.heapPerClient) : "–"), right: true },
+      { title: "wasm memory", value: (x) => (x.memory ? int(x.memory.wasmPerClient) : "–"), right: true },
+      { title: "over bare ws", value: (x) => (x.memory?.overWs === undefined ? "–" : `${x.memory.overWs >= 0 ? "+" : "−"}${int(Math.abs(x.memory.overWs))}`), right: true },
+      { title: `connecting all took s`, value: (x) => (x.connectMs === undefined ? "–" : fixed(1)(x.connectMs / 1000)), right: true },
+    ], r.rows),
+    ``,
+    `#### Per-message cost over a bare ws socket`,
+    ``,
+    pm?.error
+      ? `not measured: ${pm.error}`
+      : `The server sends ${int(pm.perRound)} text messages (${pm.payloadBytes} bytes each, pre-framed, one socket write) to one connection at a time; each contender's \`message\` listener ` +
+        `reads \`event.data\` and counts. ${pm.rounds} interleaved rounds (a rotated order each) after a warm-up round, ${int(pm.perRound * pm.rounds)} messages per contender counted; ` +
+        `timed in the client from its first message to its last: wall time and the client process's CPU time (\`process.cpuUsage()\`, all threads).`,
+    ``,
+    ...(pm && !pm.error
+      ? [
+          markdownTable([
+            { title: "contender", value: (x) => x.name },
+            { title: "µs/message", value: (x) => na(x) ?? fixed(2)(x.usPerMessage), right: true },
+            { title: "over bare ws", value: (x) => (x.usOverWs === undefined ? "–" : signed(2)(x.usOverWs)), right: true },
+            { title: "CPU µs/message", value: (x) => (x.cpuUsPerMessage === undefined ? "–" : fixed(2)(x.cpuUsPerMessage)), right: true },
+            { title: "CPU over bare ws", value: (x) => (x.cpuUsOverWs === undefined ? "–" : signed(2)(x.cpuUsOverWs)), right: true },
+            { title: "rounds' range µs", value: (x) => (x.roundsUs ? `${fixed(2)(x.roundsUs[0])}–${fixed(2)(x.roundsUs[1])}` : "–"), right: true },
+          ], pm.rows),
+          ``,
+        ]
+      : []),
+    `retryline adds ${retrylineMsg?.usOverWs === undefined ? `– per message (${retrylineMsg?.unavailable ?? retrylineMsg?.error ?? "not measured"})` : `**${fixed(2)(retrylineMsg.usOverWs)} µs** per message (CPU ${signed(2)(retrylineMsg.cpuUsOverWs)} µs)`} ` +
+      `and ${retrylineMem?.memory?.overWs === undefined ? "– per open stream" : `**${int(retrylineMem.memory.overWs)} bytes** per open stream`} over a bare ws socket.`,
+    ``,
+    `Configured as: ${r.rows.map((x) => `${x.name} \`${x.config}\``).join("; ")}. Servers: \`new WebSocketServer({ noServer: true })\` (ws ${r.versions.ws}) behind an http server; ` +
+      `socket.io ${r.versions["socket.io"]} \`new Server(httpServer)\` on a loopback port of its own. Versions: ${Object.entries(r.versions).map(([p, v]) => `${p} ${v}`).join(", ")}.`,
+  ].join("\n");
+}
+
+function size(s) {
+  const k = (n) => (n === null || n === undefined ? "–" : (n / 1024).toFixed(1));
+  const names = (files) => files.map((f) => f.path.replace(/^pkg\//, "")).join(", ");
+  const p = s.pkgSizes ?? {};
+  return [
+    `## (d) Size`,
+    ``,
+    `### Browsers: esbuild bundles`,
+    ``,
+    `esbuild ${s.esbuild}: \`--bundle --splitting --minify --format=esm --platform=browser\` of an entry importing what a retrying GET needs; ` +
+      `each file compressed on its own (gzip -9, brotli); KiB = 1024 bytes. *Loads* = the entry chunk, the chunks it imports statically and the .wasm it fetches; ` +
+      `*lazy* = the chunks behind \`import()\` that a call loads only when it needs them (keyed calls, reconcile, asFetch, tab sharing). ` +
+      `The "every export" row counts every chunk.`,
+    ``,
+    markdownTable([
+      { title: "entry", value: (r) => r.name },
       { title: "versions", value: (r) => r.versions },
-      { title: "min KiB", value: (r) => kib(r.rawBytes), right: true },
-      { title: "gzip KiB", value: (r) => kib(r.gzipBytes), right: true },
-      { title: "brotli KiB", value: (r) => kib(r.brotliBytes), right: true },
+      { title: "files loaded", value: (r) => (r.error ? `failed: ${r.error}` : r.count), right: true },
+      { title: "min KiB", value: (r) => k(r.rawBytes), right: true },
+      { title: "gzip KiB", value: (r) => k(r.gzipBytes), right: true },
+      { title: "brotli KiB", value: (r) => k(r.brotliBytes), right: true },
+      { title: "of which wasm, gzip KiB", value: (r) => k(r.wasmGzipBytes), right: true },
+      { title: "lazy chunks, gzip KiB", value: (r) => (r.lazy?.count ? `${k(r.lazy.gzipBytes)} (${r.lazy.count})` : "–"), right: true },
     ], s.bundles),
     ``,
-    `retryline's pkg/sizes.json (files served separately, glue not minified): wasm ${kib(p.wasm)} KiB (${kib(p.wasmGzip)} gzip) + ` +
-      `glue ${kib(p.glue)} KiB (${kib(p.glueGzip)} gzip) = **${kib(p.separateGzip)} KiB gzip**; inlined module ${kib(p.inlineGzip)} KiB gzip.`,
+    `### Runtimes that don't download: the entry's module graph and its wasm`,
+    ``,
+    `The files as they ship (not minified), found by esbuild's metafile from the entry (static and dynamic imports); each compressed on its own. ` +
+      `Node and workerd read them from disk or the worker's upload: raw is what counts (Cloudflare's upload limit counts the compressed worker).`,
+    ``,
+    markdownTable([
+      { title: "entry", value: (r) => r.name },
+      { title: "file", value: (r) => `\`${r.entry}\`` },
+      { title: "JS modules", value: (r) => (r.error ? `failed: ${r.error}` : r.modules), right: true },
+      { title: "JS raw KiB", value: (r) => k(r.jsRawBytes), right: true },
+      { title: "wasm", value: (r) => r.wasm?.path.replace(/^pkg\//, "") ?? "–" },
+      { title: "wasm raw KiB", value: (r) => k(r.wasm?.bytes), right: true },
+      { title: "raw KiB", value: (r) => k(r.rawBytes), right: true },
+      { title: "gzip KiB", value: (r) => k(r.gzipBytes), right: true },
+      { title: "brotli KiB", value: (r) => k(r.brotliBytes), right: true },
+    ], s.runtimes ?? []),
+    ``,
+    `pkg/sizes.json (scripts/build.mjs): ${Object.entries(p).map(([name, f]) => `${name} ${k(f.wasm)} KiB (${k(f.wasmGzip)} gzip)`).join(", ")}.` +
+      (s.runtimes?.some((r) => r.dynamic?.length) ? ` Dynamic imports in the runtime graphs: ${s.runtimes.map((r) => `${r.id}: ${r.dynamic.length ? r.dynamic.join(", ") : "none"}`).join("; ")}.` : "") +
+      ` Lazy chunks of the retrying GET: ${names(s.bundles.find((r) => r.id === "retryline")?.lazyFiles ?? [])}.`,
   ].join("\n");
 }
 
@@ -140,40 +285,43 @@ function perCall(p) {
   const cols = (extra = []) => [
     { title: "library", value: (r) => r.name },
     { title: "µs/call", value: (r) => (r.error ? `failed: ${r.error}` : fixed(1)(r.usPerCall)), right: true },
-    { title: "µs over the floor", value: (r) => (r.error ? "–" : signed(1)(r.usOverFloor)), right: true },
+    { title: "µs over the bare stub", value: (r) => (r.error ? "–" : signed(1)(r.usOverFloor)), right: true },
     { title: "rounds' range µs", value: (r) => (r.error ? "–" : `${fixed(1)(r.usFastest)}–${fixed(1)(r.usSlowest)}`), right: true },
+    { title: "CPU µs/call", value: (r) => (r.error || r.cpuUsPerCall === undefined ? "–" : fixed(1)(r.cpuUsPerCall)), right: true },
+    { title: "CPU µs over the bare stub", value: (r) => (r.error || r.cpuUsOverFloor === undefined ? "–" : signed(1)(r.cpuUsOverFloor)), right: true },
     ...extra,
   ];
   return [
     `## Per-call work in Node (instant stub fetch)`,
     ``,
     `Each library wraps \`${p.settings.stub}\` (a fresh Response per attempt); the caller reads every body; calls awaited one after the other, ` +
-      `a yield to the event loop (setImmediate) after every ${p.settings.yieldEvery} calls in every row. Median of ${p.settings.rounds} interleaved rounds of ${p.settings.msPerRound} ms.`,
+      `a yield to the event loop (setImmediate) after every ${p.settings.yieldEvery} calls in every row. Median of ${p.settings.rounds} interleaved rounds of ${p.settings.msPerRound} ms: ` +
+      `wall time, and the process's CPU time (\`process.cpuUsage()\`, all threads), which other work on the machine moves less.`,
     ``,
     `### Success path (200)`,
     ``,
     markdownTable(cols(), p.success),
     ``,
-    `retryline's own work per successful call: **${fixed(1)(success?.usOverFloor)} µs** over the floor — target ≤ ${p.targetUs} µs (issue 9): ${verdict(success?.usOverFloor <= p.targetUs)}` +
-      (platform ? `; with the platform's fetch (a bare URL handed on as it is) **${fixed(1)(platform.usOverFloor)} µs**: ${verdict(platform.usOverFloor <= p.targetUs)}.` : "."),
-    ``,
+    `retryline's own work per successful call over the bare stub: with the platform's fetch given a bare URL (handed on as it is) ` +
+      (platform ? `**${fixed(1)(platform.usOverFloor)} µs**` : "failed") + `, with a \`fetch\` option (which always gets a \`Request\`) **${fixed(1)(success?.usOverFloor)} µs** — ` +
+      `target ≤ ${p.targetUs} µs (issue 24): ${platform ? verdict(platform.usOverFloor <= p.targetUs) : "–"} / ${verdict(success?.usOverFloor <= p.targetUs)}.`,
     ...(() => {
       const floor = p.success.find((r) => r.id === "shape-decided" && !r.error);
       const best = platform ?? success;
       return floor && best
-        ? [``, `The floor of the design's shape with the core's decisions (\`bench/floor\`, no feature of retryline's shell): **${signed(1)(floor.usOverFloor)} µs** over the stub; ` +
-            `retryline is ${fixed(1)(best.usOverFloor - floor.usOverFloor)} µs above it.`, ``]
+        ? [``, `The floor of the shape (the core's exports and a minimal driver, which calls \`fetch(url, { signal })\` as the platform-fetch row does): **${signed(1)(floor.usOverFloor)} µs** over the stub; ` +
+            `retryline with the platform's fetch is ${fixed(1)(best.usOverFloor - floor.usOverFloor)} µs above it.`, ``]
         : [``];
     })(),
     `### Retry path (503, 503, 200; zero backoff)`,
     ``,
     markdownTable(cols([{ title: "wait between attempts", value: (r) => r.timer ?? "–" }]), p.retry),
     ``,
-    `retryline ${fixed(1)(retry?.usPerCall)} µs per call against p-retry's ${fixed(1)(pRetry?.usPerCall)} µs — target ≤ p-retry's (issue 9): ${verdict(retry?.usPerCall <= pRetry?.usPerCall)}.` +
+    `retryline ${fixed(1)(retry?.usPerCall)} µs per call against p-retry's ${fixed(1)(pRetry?.usPerCall)} µs — target ≤ p-retry's (issue 24): ${verdict(retry?.usPerCall <= pRetry?.usPerCall)}.` +
       (() => {
         const thrice = p.retry.find((r) => r.id === "shape-thrice" && !r.error);
         return thrice && pRetry
-          ? ` The floor of the design's shape for three attempts (\`bench/floor\`: an \`AbortController\` and a timer per attempt, nothing else) is ${fixed(1)(thrice.usPerCall)} µs: ` +
+          ? ` The floor of the shape for the same three attempts (an AbortController and a timer per attempt, three decisions of the core) is ${fixed(1)(thrice.usPerCall)} µs: ` +
               `${thrice.usPerCall > pRetry.usPerCall ? "above p-retry's, which arms no timeout at all" : "below p-retry's"}.`
           : "";
       })(),
@@ -226,43 +374,120 @@ function memory(m) {
   return lines.join("\n");
 }
 
-function bundle(b) {
-  if (b.error) return `## Browser bundle (Vite build of a one-call page)\n\nnot measured: ${b.error}`;
+function bundle(b, floorSize) {
+  if (b.error) return `## Browser pages (Vite builds)\n\nnot measured: ${b.error}`;
   const r = b.rows.find((x) => x.id === "retryline" && !x.error);
+  const all = b.rows.find((x) => x.id === "retryline-all" && !x.error);
   const page = (x) => {
     if (!x.page) return "not opened";
     if (x.page.error) return `failed: ${x.page.error}`;
     const ok = x.page.status === 200 && x.page.calledServer;
-    const dead = x.page.notFetched.length ? `; never fetched: ${x.page.notFetched.join(", ")}` : "";
+    const dead = x.page.notFetched.length ? `; counted but never fetched: ${x.page.notFetched.join(", ")}` : "";
+    const lazy = x.page.lazyFetched?.length ? `; lazy but fetched: ${x.page.lazyFetched.join(", ")}` : "";
     const missing = x.page.fetchedNotEmitted.length ? `; fetched but not emitted: ${x.page.fetchedNotEmitted.join(", ")}` : "";
-    return `${ok ? "call answered 200" : `status ${x.page.status}`}${dead}${missing}${x.page.problems?.length ? `; ${x.page.problems.join("; ")}` : ""}`;
+    return `${ok ? "answered 200" : `status ${x.page.status}`}${dead}${lazy}${missing}${x.page.problems?.length ? `; ${x.page.problems.join("; ")}` : ""}`;
   };
+  const short = (f) => f.path.replace(/^assets\//, "");
   return [
-    `## Browser bundle (Vite build of a one-call page)`,
+    `## Browser pages (Vite builds)`,
     ``,
-    `Vite ${b.vite} production build of a page whose only code is one call (e.g. \`import { RetryClient } from "retryline"; new RetryClient().fetch(url)\`), ` +
-      `in a fresh project with the npm tarball installed ("browser" export condition). Every emitted file except index.html, each compressed on its own; KiB = 1024 bytes. ` +
-      `Each page was then opened in Chromium ${b.chromium ?? "(not available)"} from 127.0.0.1.`,
+    `Vite ${b.vite} production builds in a fresh project with the npm tarball installed ("browser" export condition): a page whose only code is one call ` +
+      `(\`import { RetryClient } from "retryline"; new RetryClient().fetch(url)\`, \`ky(url)\`, \`pRetry(() => fetch(url) …)\`), and a page that uses every feature of retryline ` +
+      `(a client with a store and a shared \`Budget({ share })\`, a keyed order, two unknown outcomes reconciled and resolved, \`asFetch\`, \`budget.snapshot()\`, \`replay\`). ` +
+      `*Loads* = what the page fetches before its code runs, from Vite's manifest: the entry chunk, the chunks it imports statically, their assets (browser.wasm); ` +
+      `the every-feature page counts every emitted file. Each file compressed on its own (gzip -9, brotli); index.html not counted; KiB = 1024 bytes. ` +
+      `Each page was then opened in Chromium ${b.chromium ?? "(not available)"} from 127.0.0.1, and what it fetched compared with what was counted.`,
     ``,
     markdownTable([
       { title: "page", value: (x) => x.name },
-      { title: "files", value: (x) => (x.error ? `failed: ${x.error}` : x.files.map((f) => f.path.replace(/^assets\//, "")).join(", ")) },
+      { title: "loads", value: (x) => (x.error ? `failed: ${x.error}` : x.files.map(short).join(", ")) },
       { title: "raw KiB", value: (x) => kib(x.rawBytes), right: true },
       { title: "gzip -9 KiB", value: (x) => kib(x.gzipBytes), right: true },
       { title: "brotli KiB", value: (x) => kib(x.brotliBytes), right: true },
       { title: "of which wasm, gzip KiB", value: (x) => (x.wasmAsset ? kib(x.wasmGzipBytes) : "–"), right: true },
+      { title: "lazy chunks not loaded, gzip KiB", value: (x) => (x.lazy?.count ? `${kib(x.lazy.gzipBytes)} (${x.lazy.count})` : "–"), right: true },
       { title: "in Chromium", value: page },
     ], b.rows),
     ``,
     r
-      ? `retryline's page: **${kib(r.gzipBytes)} KiB gzip** (${int(r.gzipBytes)} bytes; JS ${kib(r.jsGzipBytes)} + wasm ${r.wasmAsset ? kib(r.wasmGzipBytes) : "inlined in the JS"}) — ` +
-        `target ≤ 60 KB (issue 9; ${int(b.targetGzipBytes)} bytes): ${verdict(r.gzipBytes <= b.targetGzipBytes)}, ${(r.gzipBytes / b.targetGzipBytes).toFixed(2)}× the target.`
-      : `retryline's page did not build.`,
-    ...(b.floor && !b.floor.error
-      ? [``, `The floor of the design's shape (\`bench/floor\`: a Rust shell that awaits fetch with an attempt timeout and the core's decisions, nothing else; ` +
-          `release build, wasm-opt -O1, glue minified by esbuild): wasm ${kib(b.floor.wasmGzip)} + glue ${kib(b.floor.glueGzip)} = **${kib(b.floor.wasmGzip + b.floor.glueGzip)} KiB gzip**` +
-          (r ? `; retryline's page is ${kib(r.gzipBytes - b.floor.wasmGzip - b.floor.glueGzip)} KiB above it: the code of its features.` : ".")]
+      ? `The one-call page loads **${kib(r.gzipBytes)} KiB gzip** (${int(r.gzipBytes)} bytes; JS ${kib(r.jsGzipBytes)} + wasm ${r.wasmAsset ? kib(r.wasmGzipBytes) : "inlined in the JS"}) — ` +
+        `target ≤ 60 KiB (issue 24; ${int(b.targetGzipBytes)} bytes): ${verdict(r.gzipBytes <= b.targetGzipBytes)}, ${(r.gzipBytes / b.targetGzipBytes).toFixed(2)}× the target. ` +
+        `Its lazy chunks (${r.lazyFiles.map(short).join(", ")}) add ${kib(r.lazy.gzipBytes)} KiB gzip when a call needs them.` +
+        (all ? ` The every-feature page loads ${kib(all.gzipBytes)} KiB gzip.` : "")
+      : `retryline's one-call page did not build.`,
+    ...(floorSize && !floorSize.error && r
+      ? [``, `The floor of the shape (below) loads ${kib(floorSize.gzip)} KiB gzip: the one-call page is ${kib(r.gzipBytes - floorSize.gzip)} KiB above it.`]
       : []),
+  ].join("\n");
+}
+
+function floor(f) {
+  if (!f) return null;
+  const s = f.size;
+  const lines = [
+    `## The floor of the shape`,
+    ``,
+    `What no shell of this package's shape — the core behind plain exports, driven by hand-written JavaScript — goes below (\`bench/floor.mjs\`, \`bench/floor/driver.js\`).`,
+  ];
+  if (!s || s.error) {
+    lines.push(``, `not measured: ${s?.error ?? "?"}`);
+    return lines.join("\n");
+  }
+  lines.push(
+    ``,
+    `* **Size**: the core's fetch-path exports alone (\`cargo build --release --target wasm32-unknown-unknown --no-default-features --features ${s.features.join(",")}\`, ` +
+      `wasm-opt -O1 as scripts/build.mjs runs it): ${kib(s.wasm)} KiB, **${kib(s.wasmGzip)} KiB gzip**; plus the driver and the module's loading, minified: ${kib(s.js)} KiB, ${kib(s.jsGzip)} KiB gzip; ` +
+      `**${kib(s.gzip)} KiB gzip** in all (${kib(s.brotli)} brotli). Only the ${s.driverOnly.exports.length} exports the driver calls (wasm-metadce, -O1 again): wasm ${kib(s.driverOnly.wasmGzip)} KiB gzip, ` +
+      `${kib(s.driverOnly.gzip)} KiB with the JS — the other ${s.exports.length - s.driverOnly.exports.length} exports of the build (records, redaction, errors, snapshots) weigh ${kib(s.wasmGzip - s.driverOnly.wasmGzip)} KiB gzip.` +
+      (s.stale ? ` (**${s.stale}**.)` : ""),
+    `* **Per call**: the driver (${f.driverLines ?? "~90"} lines) makes a client and a budget with rl_client_new / rl_budget_new, and per call rl_op_begin, rl_op_start, then for each attempt ` +
+      `fetch(url, { signal }) raced with a timer that aborts its AbortController, status + Retry-After + Date into rl_op_outcome, a sleep and rl_op_wake when told, rl_op_free at the end. ` +
+      `Its rows are in the per-call tables below ("floor of the shape").`,
+  );
+  return lines.join("\n");
+}
+
+function targets(results) {
+  const rows = [];
+  const p = results.perCall;
+  if (p) {
+    const find = (list, id) => list.find((r) => r.id === id && !r.error);
+    const floorSuccess = find(p.success, "shape-decided");
+    for (const [id, what] of [["retryline-platform", "success path, the platform's fetch given a bare URL: µs over the bare stub"], ["retryline", "success path, a `fetch` option: µs over the bare stub"]]) {
+      const r = find(p.success, id);
+      rows.push({ what, measured: r ? `${fixed(1)(r.usOverFloor)} µs` : "failed", cpu: r?.cpuUsOverFloor !== undefined ? `${fixed(1)(r.cpuUsOverFloor)} µs` : "–", target: `≤ ${p.targetUs} µs`,
+        floor: floorSuccess ? `${fixed(1)(floorSuccess.usOverFloor)} µs` : "–", met: r ? r.usOverFloor <= p.targetUs : false });
+    }
+    const retry = find(p.retry, "retryline");
+    const pRetry = find(p.retry, "p-retry");
+    const floorRetry = find(p.retry, "shape-thrice");
+    rows.push({ what: "retry path (503, 503, 200; zero backoff): µs per call", measured: retry ? `${fixed(1)(retry.usPerCall)} µs` : "failed",
+      cpu: retry?.cpuUsPerCall !== undefined ? `${fixed(1)(retry.cpuUsPerCall)} µs (p-retry ${fixed(1)(pRetry?.cpuUsPerCall)})` : "–",
+      target: pRetry ? `≤ p-retry's ${fixed(1)(pRetry.usPerCall)} µs` : "≤ p-retry's (failed)",
+      floor: floorRetry ? `${fixed(1)(floorRetry.usPerCall)} µs` : "–", met: retry && pRetry ? retry.usPerCall <= pRetry.usPerCall : false });
+  }
+  const b = results.bundle;
+  if (b && !b.error) {
+    const r = b.rows.find((x) => x.id === "retryline" && !x.error);
+    const fs = results.floor?.size;
+    rows.push({ what: "the one-call Vite page: what it loads, gzip", measured: r ? `${kib(r.gzipBytes)} KiB` : "failed", target: `≤ ${kib(b.targetGzipBytes)} KiB`,
+      floor: fs && !fs.error ? `${kib(fs.gzip)} KiB` : "–", met: r ? r.gzipBytes <= b.targetGzipBytes : false });
+  }
+  if (!rows.length) return null;
+  return [
+    `## Targets (issue 24)`,
+    ``,
+    markdownTable([
+      { title: "figure", value: (r) => r.what },
+      { title: "measured", value: (r) => r.measured, right: true },
+      { title: "target", value: (r) => r.target, right: true },
+      { title: "", value: (r) => (r.met ? "met" : "**not met**") },
+      { title: "floor of the shape", value: (r) => r.floor, right: true },
+      { title: "CPU time instead of wall", value: (r) => r.cpu ?? "–", right: true },
+    ], rows),
+    ``,
+    `Measured = wall time (per-call section) or bytes (browser pages); *met* is judged on it. The floor of the shape is bench/floor (the core's abi-fetch exports and a minimal JS driver): ` +
+      `what no shell of this shape goes below, in the same run.`,
   ].join("\n");
 }
 
@@ -327,11 +552,13 @@ function coldStart(c) {
 }
 
 function builds(b) {
-  const line = (what, f) => `${what}: ${f ? `wasm ${f.wasm} (${int(f.wasmBytes)} bytes), glue ${f.glue}${f.problem ? ` — ${f.problem}` : ""}` : "–"}`;
+  const bytes = (f) => Object.entries(f.wasmBytes ?? {}).map(([name, n]) => `${name} ${int(n)}`).join(", ");
+  const line = (what, f) => `${what}: ${f ? `wasm ${f.wasm} (${bytes(f)} bytes), js ${f.glue}${f.problem ? ` — ${f.problem}` : ""}` : "–"}`;
   const all = [b.start, b.memory, b.packed, b.end].filter(Boolean);
   const same = all.every((f) => f.wasm === all[0].wasm && f.glue === all[0].glue);
-  return `Builds measured (sha-256 prefixes): ${[line("pkg/ at the start (imported by the in-process sections)", b.start), b.memory && line("pkg/ when the memory child ran", b.memory), b.packed && line("the packed tarball (bundle, cold start)", b.packed), line("pkg/ at the end", b.end)].filter(Boolean).join("; ")}` +
-    (same ? " — one build throughout." : " — **the build changed during the run**: compare rows within a section only.");
+  return `Builds measured (sha-256 prefixes of pkg/'s wasm modules and of the package's js/): ${[line("pkg/ at the start (imported by the in-process sections)", b.start), b.memory && line("pkg/ when the memory child ran", b.memory), b.packed && line("the packed tarball (bundle, cold start)", b.packed), line("pkg/ at the end", b.end)].filter(Boolean).join("; ")}` +
+    (same ? " — one build throughout." : " — **the build changed during the run**: compare rows within a section only.") +
+    (b.buildFailed ? ` The build before the run failed (${b.buildFailed}): pkg/ was measured as it was.` : "");
 }
 
 function configurations(list) {
@@ -351,11 +578,16 @@ export function renderMarkdown(results) {
   if (results.decisions) parts.push(decisions(results.decisions));
   if (results.retryAfter) parts.push(retryAfter(results.retryAfter));
   if (results.storm) parts.push(storm(results.storm));
+  if (results.reconnectStorm) parts.push(reconnectStorm(results.reconnectStorm));
+  if (results.breaker) parts.push(breaker(results.breaker));
   if (results.size) parts.push(size(results.size));
-  if (results.bundle) parts.push(bundle(results.bundle));
+  if (results.bundle) parts.push(bundle(results.bundle, results.floor?.size));
+  if (results.floor) parts.push(floor(results.floor));
   if (results.perCall) parts.push(perCall(results.perCall));
   if (results.memory) parts.push(memory(results.memory));
   if (results.coldStart) parts.push(coldStart(results.coldStart));
   if (results.configurations) parts.push(configurations(results.configurations));
+  const t = targets(results);
+  if (t) parts.push(t);
   return parts.join("\n\n") + "\n";
 }

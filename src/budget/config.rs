@@ -8,10 +8,12 @@
 //! | `reserve` | 0.2 | share of each bucket kept for higher priorities: `refresh` may not dip into it, `read` into its upper third, `order` into its upper two thirds, `reconcile` takes all (whole tokens, rounded down) |
 //! | `retryQuota` | on: 500, retry 5, after timeout 10, success +1 | `false` turns it off |
 //! | `usedWeightHeader` | none | response header with the provider's own count of weight used (e.g. `X-MBX-USED-WEIGHT-1M`) |
-//! | `scopes` | none | per-scope overrides of `capacity`, `refillPerSecond`, `reserve`, `usedWeightHeader` |
+//! | `breaker` | none | a circuit breaker per scope: `true` or `{ consecutiveFailures 5, failureRatio 0.5, windowMs 10000, minVolume 10, openMs 5000, maxOpenMs 60000, probes 1 }` |
+//! | `scopes` | none | per-scope overrides of `capacity`, `refillPerSecond`, `reserve`, `usedWeightHeader`, `breaker` |
 
 use super::quota::QuotaConfig;
-use crate::input::{name, number, whole, InvalidOption, Loose, Problem};
+use crate::input::read::{name, number, whole};
+use crate::input::{At, Invalid, InvalidOption, Loose, Problem};
 
 /// The most tokens a bucket may hold.
 const MAX_CAPACITY: u64 = 1_000_000_000_000;
@@ -27,11 +29,13 @@ pub struct Limits {
     pub reserve_permille: u32,
     /// Lower-cased header name.
     pub used_weight_header: Option<String>,
+    /// The scope's circuit breaker (`None`: none, the default).
+    pub breaker: Option<super::breaker::BreakerConfig>,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { capacity: None, refill_milli: 0, reserve_permille: 200, used_weight_header: None }
+        Limits { capacity: None, refill_milli: 0, reserve_permille: 200, used_weight_header: None, breaker: None }
     }
 }
 
@@ -65,52 +69,59 @@ impl BudgetConfig {
 
     /// Reads a `Budget`'s options over the defaults; an error names its field, e.g. `scopes.binance.reserve`.
     pub fn from_options(options: &Loose) -> Result<BudgetConfig, InvalidOption> {
+        BudgetConfig::read(options).map_err(|e| *e)
+    }
+
+    /// [`from_options`](Self::from_options), with an [`Invalid`] error.
+    pub(crate) fn read(options: &Loose) -> Result<BudgetConfig, Invalid> {
         let mut config = BudgetConfig::default();
+        // The config is moved once, and errors come out of one place.
+        config.read_into(options)?;
+        Ok(config)
+    }
+
+    fn read_into(&mut self, options: &Loose) -> Result<(), Invalid> {
         let mut scopes = None;
         let mut limits = Vec::new();
-        for (field, value) in options.entries("options")? {
+        for (field, value) in options.fields("options")? {
             if value.is_absent() {
                 continue;
             }
             match field.as_str() {
-                "retryQuota" => config.retry_quota = quota(value)?,
+                "retryQuota" => self.retry_quota = quota(value)?,
                 "scopes" => scopes = Some(value),
                 f if LIMIT_FIELDS.contains(&f) => limits.push((f, value)),
-                f => return Err(InvalidOption::new(f, Problem::UnknownField)),
+                f => return Err(InvalidOption::boxed(f, Problem::UnknownField)),
             }
         }
-        config.limits = read_limits(&Limits::default(), &limits)?;
-        if let Some(scopes) = scopes {
-            for (scope, value) in scopes.entries("scopes")? {
-                let fields: Vec<(&str, &Loose)> = value
-                    .entries(scope)
-                    .map_err(|e| e.within("scopes"))?
-                    .iter()
-                    .filter(|(_, v)| !v.is_absent())
-                    .map(|(k, v)| (k.as_str(), v))
-                    .collect();
-                let parsed = read_limits(&config.limits, &fields).map_err(|e| e.within(scope).within("scopes"))?;
-                config.scopes.push((scope.clone(), parsed));
-            }
+        read_limits(&mut self.limits, &limits)?;
+        let Some(scopes) = scopes else { return Ok(()) };
+        for (scope, value) in scopes.fields("scopes")? {
+            let mut parsed = self.limits.clone();
+            let read = value.fields(scope).map_err(|e| e.at("scopes")).and_then(|entries| {
+                let fields: Vec<(&str, &Loose)> =
+                    entries.iter().filter(|(_, v)| !v.is_absent()).map(|(k, v)| (k.as_str(), v)).collect();
+                read_limits(&mut parsed, &fields).map_err(|e| e.at(scope).at("scopes"))
+            });
+            read?;
+            self.scopes.push((scope.clone(), parsed));
         }
-        Ok(config)
+        Ok(())
     }
 }
 
-const LIMIT_FIELDS: [&str; 4] = ["capacity", "refillPerSecond", "reserve", "usedWeightHeader"];
+const LIMIT_FIELDS: [&str; 5] = ["capacity", "refillPerSecond", "reserve", "usedWeightHeader", "breaker"];
 
-/// Limits from `fields`, on top of `base` (a scope inherits what it does not name).
-fn read_limits(base: &Limits, fields: &[(&str, &Loose)]) -> Result<Limits, InvalidOption> {
-    let mut limits = base.clone();
+/// Limits from `fields`, over those `limits` has (a scope inherits what it does not name).
+fn read_limits(limits: &mut Limits, fields: &[(&str, &Loose)]) -> Result<(), Invalid> {
     let mut refill_given = false;
-    for (field, value) in fields {
-        let field = *field;
+    for &(field, value) in fields {
         match field {
             "capacity" => limits.capacity = Some(whole(field, value, 1, MAX_CAPACITY)?),
             "refillPerSecond" => {
                 let rate = number(field, value)?;
                 if rate <= 0.0 {
-                    return Err(InvalidOption::new(field, Problem::NotPositive));
+                    return Err(InvalidOption::boxed(field, Problem::NotPositive));
                 }
                 // Rounded down: a slower refill is the safe side of a provider's limit.
                 limits.refill_milli = ((rate * 1000.0) as u64).max(1);
@@ -119,24 +130,25 @@ fn read_limits(base: &Limits, fields: &[(&str, &Loose)]) -> Result<Limits, Inval
             "reserve" => {
                 let share = number(field, value)?;
                 if !(0.0..1.0).contains(&share) {
-                    return Err(InvalidOption::new(field, Problem::NotAFraction));
+                    return Err(InvalidOption::boxed(field, Problem::NotAFraction));
                 }
                 limits.reserve_permille = (share * 1000.0) as u32;
             }
             "usedWeightHeader" => limits.used_weight_header = Some(name(field, value)?.to_ascii_lowercase()),
-            _ => return Err(InvalidOption::new(field, Problem::UnknownField)),
+            "breaker" => limits.breaker = super::breaker::BreakerConfig::read(value)?,
+            _ => return Err(InvalidOption::boxed(field, Problem::UnknownField)),
         }
     }
     if limits.capacity.is_some() && limits.refill_milli == 0 {
-        return Err(InvalidOption::new("capacity", Problem::Requires { other: "refillPerSecond" }));
+        return Err(InvalidOption::boxed("capacity", Problem::Requires { other: "refillPerSecond" }));
     }
     if refill_given && limits.capacity.is_none() {
-        return Err(InvalidOption::new("refillPerSecond", Problem::Requires { other: "capacity" }));
+        return Err(InvalidOption::boxed("refillPerSecond", Problem::Requires { other: "capacity" }));
     }
-    Ok(limits)
+    Ok(())
 }
 
-fn quota(value: &Loose) -> Result<Option<QuotaConfig>, InvalidOption> {
+fn quota(value: &Loose) -> Result<Option<QuotaConfig>, Invalid> {
     let mut config = QuotaConfig::default();
     match value {
         Loose::Bool(false) => return Ok(None),
@@ -148,18 +160,18 @@ fn quota(value: &Loose) -> Result<Option<QuotaConfig>, InvalidOption> {
                 }
                 let f = field.as_str();
                 let units =
-                    || whole(f, value, 0, u64::from(u32::MAX)).map(|n| n as u32).map_err(|e| e.within("retryQuota"));
+                    || whole(f, value, 0, u64::from(u32::MAX)).map(|n| n as u32).map_err(|e| e.at("retryQuota"));
                 match f {
                     "capacity" => config.capacity = units()?,
                     "retryCost" => config.retry_cost = units()?,
                     "timeoutCost" => config.timeout_cost = units()?,
                     "successCredit" => config.success_credit = units()?,
-                    _ => return Err(InvalidOption::new(f, Problem::UnknownField).within("retryQuota")),
+                    _ => return Err(InvalidOption::boxed(f, Problem::UnknownField).at("retryQuota")),
                 }
             }
         }
         other => {
-            return Err(InvalidOption::new(
+            return Err(InvalidOption::boxed(
                 "retryQuota",
                 Problem::WrongType { expected: "a boolean or an object", found: other.kind() },
             ))

@@ -8,6 +8,10 @@ use super::{Budget, Priority};
 /// what an isolate holds unused (and what a crashed one takes with it) small.
 const BATCH_MAX: u64 = 10;
 
+/// A deferred grant whose lease has no room when it goes tries again this much later (after
+/// another visit to the coordinator), within its deadline.
+pub const LEASE_RETRY_MS: u64 = 200;
+
 /// A batch of tokens a realm may start, taken from the coordinator's bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Lease {
@@ -39,13 +43,23 @@ pub struct LeasedOut {
 
 impl Budget {
     /// The coordinator's side: takes `weight` (and, if they are there at the same instant, up to a
-    /// batch more) from the scope's bucket for `priority`, starting no earlier than `now` and no
-    /// later than `latest`. Zero tokens if the weight cannot start by then; `from` then says when
-    /// it could. A scope without a token limit leases without end.
-    pub fn lease_out(&mut self, scope: &str, weight: u32, priority: Priority, now: u64, latest: u64) -> LeasedOut {
+    /// batch more) from the scope's bucket for `priority`, starting no earlier than `earliest` (nor
+    /// `now`) and no later than `latest`. Zero tokens if the weight cannot start by then; `from`
+    /// then says when it could. A scope without a token limit leases without end.
+    pub fn lease_out(
+        &mut self,
+        scope: &str,
+        weight: u32,
+        priority: Priority,
+        now: u64,
+        (earliest, latest): (u64, u64),
+    ) -> LeasedOut {
         let s = self.scope_mut(scope);
-        let Some(bucket) = &mut s.bucket else { return LeasedOut { tokens: u64::from(u32::MAX), from: now } };
-        let Some(from) = bucket.earliest_start(weight, priority, now) else {
+        let Some(bucket) = &mut s.bucket else {
+            return LeasedOut { tokens: u64::from(u32::MAX), from: earliest.max(now) };
+        };
+        bucket.advance(now);
+        let Some(from) = bucket.earliest_start(weight, priority, earliest.max(now)) else {
             return LeasedOut { tokens: 0, from: u64::MAX };
         };
         if from > latest {

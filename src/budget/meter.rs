@@ -52,7 +52,7 @@ impl Meter {
                 Ok(())
             }
             None => {
-                let wait = (need - self.level_micro).div_ceil(u128::from(self.rate_milli));
+                let wait = super::wide::div_ceil(need - self.level_micro, self.rate_milli);
                 Err(u64::try_from(wait).unwrap_or(u64::MAX))
             }
         }

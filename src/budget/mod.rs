@@ -15,12 +15,15 @@
 //!
 //! Nothing here reads a clock: `now` (monotonic ms) is always given.
 
+pub mod breaker;
 pub mod bucket;
 pub mod config;
+pub mod contact;
 pub mod lease;
 pub mod meter;
 pub mod quota;
 pub mod shared;
+mod wide;
 
 use serde::{Deserialize, Serialize};
 
@@ -66,6 +69,8 @@ pub enum Limit {
     Tokens,
     /// The retry quota is spent: retries pause until successes pay it back.
     RetryQuota,
+    /// Not the budget: the caller's `policy.shouldRetry` declined a retry the core had admitted.
+    ShouldRetry,
 }
 
 /// What an operation asks of the budget before an attempt.
@@ -98,12 +103,16 @@ pub struct Grant {
     quota_cost: u32,
     /// Spent from the scope's lease rather than its bucket.
     leased: bool,
+    /// The lease ended before the attempt starts: its tokens are taken when it goes, from the
+    /// lease the realm holds then (a retry that sleeps past a lease does not spend one).
+    deferred: bool,
+    priority: Priority,
 }
 
 impl Grant {
     /// A grant that holds nothing (for attempts restored from another process).
     pub fn empty(start_at: u64) -> Grant {
-        Grant { id: 0, start_at, weight: 0, quota_cost: 0, leased: false }
+        Grant { id: 0, start_at, weight: 0, quota_cost: 0, leased: false, deferred: false, priority: Priority::Read }
     }
 }
 
@@ -118,6 +127,33 @@ struct ScopeState {
     queued: SortedMap<u64, u64>,
     /// Tokens leased from a coordinator, spent instead of the bucket's while there is one.
     lease: Option<Lease>,
+    /// The scope's breaker, if it has one; boxed: inline, ~250 bytes more per scope grew the wasm memory.
+    breaker: Option<Box<breaker::Breaker>>,
+}
+
+impl ScopeState {
+    /// The tokens of a deferred grant, at its start: from the lease held now (visited for on
+    /// waking), or the realm's own bucket once the coordinator is unreachable and the lease gone.
+    /// `Err(ms)`: not there yet, try again that much later.
+    fn take_deferred(&mut self, grant: &Grant, now: u64) -> Result<(), u64> {
+        let start = match (&mut self.lease, &mut self.bucket) {
+            (Some(lease), _) => lease.start(grant.weight, now).ok_or(lease::LEASE_RETRY_MS)?,
+            (None, Some(bucket)) => {
+                bucket.advance(now);
+                bucket.earliest_start(grant.weight, grant.priority, now).ok_or(lease::LEASE_RETRY_MS)?
+            }
+            (None, None) => now,
+        };
+        if start > now {
+            return Err(start - now);
+        }
+        match (&mut self.lease, &mut self.bucket) {
+            (Some(lease), _) => lease.tokens = lease.tokens.saturating_sub(u64::from(grant.weight)),
+            (None, Some(bucket)) => bucket.take(grant.weight, now),
+            (None, None) => {}
+        }
+        Ok(())
+    }
 }
 
 /// One scope of a [`Budget::snapshot`]. Ends are wall-clock Unix ms.
@@ -142,6 +178,10 @@ pub struct ScopeSnapshot {
     pub ban_remaining_ms: u64,
     /// Operations granted capacity that are still waiting to send.
     pub queued: usize,
+    /// Its circuit breaker: `closed`, `open` or `half-open` (`null`: none).
+    pub breaker: Option<&'static str>,
+    /// When an open breaker lets its probe through, wall-clock Unix ms (`null`: not open).
+    pub breaker_open_until: Option<u64>,
     /// How the budget is kept beyond this realm: `local` here; the JavaScript shell says `tabs`,
     /// `coordinator` or `unreachable` when it is shared.
     pub sharing: &'static str,
@@ -162,6 +202,11 @@ impl Default for Budget {
 }
 
 impl Budget {
+    /// The limits `scope` runs under (its own, or the top-level ones).
+    pub fn limits(&self, scope: &str) -> &Limits {
+        self.config.limits(scope)
+    }
+
     /// A budget with these limits; each scope's bucket, meter and quota start full when the scope is first used.
     pub fn new(config: BudgetConfig) -> Self {
         Budget { config, scopes: SortedMap::new(), next_grant: 1 }
@@ -180,6 +225,7 @@ impl Budget {
                 bucket: limits.capacity.map(|c| Bucket::new(c, limits.refill_milli, limits.reserve_permille)),
                 meter: limits.capacity.map(|c| Meter::new(c, limits.refill_milli)),
                 quota: config.retry_quota.map(Quota::new),
+                breaker: limits.breaker.map(|c| Box::new(breaker::Breaker::new(c))),
                 ..ScopeState::default()
             }
         })
@@ -214,7 +260,9 @@ impl Budget {
         let id = self.next_grant;
         let s = self.scope_mut(ask.scope);
         let leased = s.lease.is_some();
+        let deferred = s.lease.is_some_and(|lease| ask.earliest > lease.until);
         let start_at = match (&s.lease, &s.bucket) {
+            (Some(_), _) if deferred => ask.earliest,
             (Some(lease), _) => lease.start(ask.weight, ask.earliest).ok_or(Limit::Tokens)?,
             (None, Some(bucket)) => {
                 bucket.earliest_start(ask.weight, ask.priority, ask.earliest).ok_or(Limit::Tokens)?
@@ -235,13 +283,14 @@ impl Budget {
             _ => 0,
         };
         match (&mut s.lease, &mut s.bucket) {
+            (Some(_), _) if deferred => {}
             (Some(lease), _) => lease.tokens = lease.tokens.saturating_sub(u64::from(ask.weight)),
             (None, Some(bucket)) => bucket.take(ask.weight, start_at),
             (None, None) => {}
         }
         s.queued.insert(id, start_at);
         self.next_grant += 1;
-        Ok(Grant { id, start_at, weight: ask.weight, quota_cost, leased })
+        Ok(Grant { id, start_at, weight: ask.weight, quota_cost, leased, deferred, priority: ask.priority })
     }
 
     /// Returns the capacity of an attempt that was never sent.
@@ -251,8 +300,9 @@ impl Budget {
             return;
         }
         match (&mut s.lease, &mut s.bucket, grant.leased) {
+            _ if grant.deferred => {}
             (Some(lease), _, true) => lease.tokens += u64::from(grant.weight),
-            (_, Some(bucket), false) => bucket.give_back(grant.weight),
+            (_, Some(bucket), false) => bucket.give_back_at(grant.weight, grant.start_at),
             // A lease that ended meanwhile: its tokens went back to the coordinator with it.
             _ => {}
         }
@@ -265,11 +315,28 @@ impl Budget {
     /// actually sent. `Err(ms)` if timers fired late and that many ms must pass first.
     pub fn dispatch(&mut self, scope: &str, grant: Grant, now: u64) -> Result<(), u64> {
         let s = self.scope_mut(scope);
+        if grant.deferred {
+            s.take_deferred(&grant, now)?;
+        }
         if let Some(meter) = &mut s.meter {
             meter.take(grant.weight, now)?;
         }
         s.queued.remove(&grant.id);
+        if let Some(bucket) = &mut s.bucket {
+            // Nothing is granted before `now` any more: the starts up to it are history.
+            bucket.advance(now);
+        }
         Ok(())
+    }
+
+    /// The granted attempt was dispatched and then never went on the wire (the shell cancelled it
+    /// first): its retry-quota cost comes back, as a retry never sent must not spend the quota.
+    /// Its tokens stay spent: the meter charged them at dispatch and can't know it never left.
+    /// Call it once per grant, instead of [`Budget::settle`].
+    pub fn take_back(&mut self, scope: &str, grant: Grant) {
+        if let Some(quota) = &mut self.scope_mut(scope).quota {
+            quota.refund(grant.quota_cost);
+        }
     }
 
     /// The granted attempt ended: a success pays the retry quota back.
@@ -318,6 +385,13 @@ impl Budget {
                     banned_until: (banned > 0).then(|| wall_now.saturating_add(banned)),
                     ban_remaining_ms: banned,
                     queued: s.queued.values().filter(|start| **start > now).count(),
+                    breaker: s.breaker.as_ref().map(|b| b.name(now)),
+                    breaker_open_until: s
+                        .breaker
+                        .as_ref()
+                        .and_then(|b| b.open_until())
+                        .filter(|u| *u > now)
+                        .map(|u| wall_now.saturating_add(u - now)),
                     sharing: "local",
                 }
             })

@@ -32,6 +32,8 @@ pub struct SharedScope {
     pub quota_available: Option<u32>,
     /// Grants admitted and not yet sent: their id and when they may start.
     pub queued: Vec<(u64, u64)>,
+    /// The circuit breaker's shared part, its open end in wall-clock ms (`None`: no breaker).
+    pub breaker: Option<[u64; 5]>,
 }
 
 /// Moves instants between this realm's monotonic clock and the wall clock, read together.
@@ -88,6 +90,11 @@ impl Budget {
                 }),
                 quota_available: s.quota.as_ref().map(|q| q.available()),
                 queued: s.queued.iter().map(|(id, start)| (*id, clocks.to_wall(*start))).collect(),
+                breaker: s.breaker.as_ref().map(|b| {
+                    let mut parts = b.shared();
+                    parts[1] = if parts[0] == 1 { clocks.to_wall(parts[1]) } else { 0 };
+                    parts
+                }),
             })
             .collect();
         SharedState { next_grant: self.next_grant, scopes }
@@ -112,6 +119,10 @@ impl Budget {
             }
             if let (Some(quota), Some(available)) = (&mut s.quota, shared.quota_available) {
                 quota.set_available(available);
+            }
+            if let (Some(breaker), Some(mut parts)) = (&mut s.breaker, shared.breaker) {
+                parts[1] = clocks.to_mono(parts[1]);
+                breaker.take_up(parts);
             }
             s.queued = SortedMap::new();
             for &(id, start) in &shared.queued {

@@ -64,10 +64,10 @@ impl Strategy {
         Strategy::FullWithBucket,
     ];
 
-    /// The strategy's name in reports and in the simulator page (`none`: exponential backoff without jitter).
+    /// The strategy's name in reports and in the simulator page.
     pub fn name(self) -> &'static str {
         match self {
-            Strategy::Exponential => "none",
+            Strategy::Exponential => "exponential",
             Strategy::Decorrelated => "decorrelated",
             Strategy::Equal => "equal",
             Strategy::Full => "full",
@@ -105,6 +105,7 @@ impl Strategy {
                     refill_milli: BUCKET_PER_SECOND * 1000,
                     reserve_permille: 0,
                     used_weight_header: None,
+                    breaker: None,
                 },
                 ..BudgetConfig::unlimited()
             })),

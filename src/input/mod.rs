@@ -6,12 +6,15 @@
 //! generic deserializer message.
 
 mod de;
+mod invalid;
 
 use core::fmt;
 
 use serde::de::{self as serde_de, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 pub use de::LooseError;
+pub(crate) use invalid::{At, Invalid};
+pub use invalid::{ErrorClass, InvalidOption, Problem};
 
 /// A JSON-like value with no opinion about what it should be yet.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -59,10 +62,17 @@ impl Loose {
 
     /// The entries of an object; `Absent` reads as an empty object.
     pub fn entries(&self, field: &str) -> Result<&[(String, Loose)], InvalidOption> {
+        self.fields(field).map_err(|e| *e)
+    }
+
+    /// [`entries`](Self::entries), with an [`Invalid`] error.
+    pub(crate) fn fields(&self, field: &str) -> Result<&[(String, Loose)], Invalid> {
         match self {
             Loose::Map(entries) => Ok(entries),
             Loose::Absent => Ok(&[]),
-            other => Err(InvalidOption::new(field, Problem::WrongType { expected: "an object", found: other.kind() })),
+            other => {
+                Err(InvalidOption::boxed(field, Problem::WrongType { expected: "an object", found: other.kind() }))
+            }
         }
     }
 }
@@ -124,231 +134,90 @@ impl<'de> Visitor<'de> for LooseVisitor {
     }
 }
 
-/// An option that failed validation: which field, and what is wrong with it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InvalidOption {
-    /// The field's path as the caller wrote it, e.g. `policy.maxAttempts`.
-    pub field: String,
-    /// What is wrong with the value.
-    pub problem: Problem,
-}
-
-/// What is wrong with an option.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Problem {
-    /// A value of the wrong JavaScript type.
-    WrongType {
-        /// What the field takes, e.g. `a number`.
-        expected: &'static str,
-        /// What it got, in [`Loose::kind`]'s words.
-        found: &'static str,
-    },
-    /// A number that is `NaN` or infinite.
-    NotFinite,
-    /// A negative number where only zero or more makes sense.
-    Negative,
-    /// A fraction where a whole number belongs.
-    NotInteger,
-    /// A number above the field's limit.
-    TooLarge {
-        /// The largest value allowed.
-        max: u64,
-    },
-    /// A number below the field's minimum.
-    TooSmall {
-        /// The smallest value allowed.
-        min: u64,
-    },
-    /// A field this object does not have (often a misspelling).
-    UnknownField,
-    /// A name that is none of the allowed choices.
-    UnknownName {
-        /// The allowed names, quoted, for the message.
-        allowed: &'static str,
-    },
-    /// `maxDelayMs` below `baseDelayMs`.
-    BelowBase,
-    /// `attemptTimeoutMs` (or `minAttemptMs`) longer than `deadlineMs`: no attempt could ever be admitted.
-    LongerThanDeadline,
-    /// Not an HTTP status code (100–599).
-    NotAStatus,
-    /// An empty string where a name is needed.
-    Empty,
-    /// Must be greater than zero.
-    NotPositive,
-    /// A fraction in `[0, 1)`.
-    NotAFraction,
-    /// Only meaningful together with another field.
-    Requires {
-        /// The field it needs.
-        other: &'static str,
-    },
-    /// Reading it threw (a getter, a `Proxy` trap): what was thrown.
-    Unreadable {
-        /// The thrown value, as text.
-        detail: String,
-    },
-}
-
-/// Which JavaScript error class a problem maps to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorClass {
-    /// A value of the wrong type or shape.
-    TypeError,
-    /// A value of the right type but out of range.
-    RangeError,
-}
-
-impl InvalidOption {
-    /// `problem` in `field`, a path relative to the object being read ([`within`](Self::within) adds parents).
-    pub fn new(field: &str, problem: Problem) -> Self {
-        InvalidOption { field: field.to_owned(), problem }
-    }
-
-    /// Prefixes the field path, e.g. `maxAttempts` → `policy.maxAttempts`, `[2]` → `draws[2]`
-    /// (an empty path is the parent itself).
-    pub fn within(mut self, parent: &str) -> Self {
-        let mut field = String::with_capacity(parent.len() + 1 + self.field.len());
-        field.push_str(parent);
-        if !self.field.is_empty() && !self.field.starts_with('[') {
-            field.push('.');
-        }
-        field.push_str(&self.field);
-        self.field = field;
-        self
-    }
-
-    /// Prefixes the item's index, e.g. `maxAttempts` → `[2].maxAttempts`.
-    pub fn within_item(self, index: usize) -> Self {
-        let mut path = String::from("[");
-        crate::json::push_u64(&mut path, index as u64);
-        path.push(']');
-        self.within(&path)
-    }
-
-    /// Type mistakes are `TypeError`s; values of the right type out of range are `RangeError`s.
-    pub fn class(&self) -> ErrorClass {
-        match self.problem {
-            Problem::WrongType { .. }
-            | Problem::UnknownField
-            | Problem::UnknownName { .. }
-            | Problem::Requires { .. }
-            | Problem::Unreadable { .. } => ErrorClass::TypeError,
-            _ => ErrorClass::RangeError,
-        }
-    }
-}
-
-impl InvalidOption {
-    /// The message a JavaScript error carries, e.g. `policy.maxAttempts must be at most 50`.
-    pub fn message(&self) -> String {
-        // Plain pushes, not `write!`: `fmt`'s padding and integer machinery cost the wasm build kilobytes.
-        let mut out = self.field.clone();
-        let (text, then): (&str, &str) = match &self.problem {
-            Problem::WrongType { expected, found } => {
-                out.push_str(" must be ");
-                out.push_str(expected);
-                (", got ", found)
-            }
-            Problem::NotFinite => (" must be a finite number", ""),
-            Problem::Negative => (" must not be negative", ""),
-            Problem::NotInteger => (" must be a whole number", ""),
-            Problem::TooLarge { max } => {
-                out.push_str(" must be at most ");
-                crate::json::push_u64(&mut out, *max);
-                ("", "")
-            }
-            Problem::TooSmall { min } => {
-                out.push_str(" must be at least ");
-                crate::json::push_u64(&mut out, *min);
-                ("", "")
-            }
-            Problem::UnknownField => (" is not a known option", ""),
-            Problem::UnknownName { allowed } => (" must be one of ", allowed),
-            Problem::BelowBase => (" must not be less than baseDelayMs", ""),
-            Problem::LongerThanDeadline => {
-                (" must not exceed deadlineMs: no attempt could finish before the deadline", "")
-            }
-            Problem::NotAStatus => (" must hold HTTP status codes between 100 and 599", ""),
-            Problem::Empty => (" must not be empty", ""),
-            Problem::NotPositive => (" must be greater than 0", ""),
-            Problem::NotAFraction => (" must be a fraction from 0 up to (not including) 1", ""),
-            Problem::Requires { other } => {
-                out.push_str(" needs ");
-                out.push_str(other);
-                (" as well", "")
-            }
-            Problem::Unreadable { detail } => (" could not be read: ", detail.as_str()),
-        };
-        out.push_str(text);
-        out.push_str(then);
-        out
-    }
-}
-
-impl fmt::Display for InvalidOption {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(&self.message())
-    }
-}
-
-impl std::error::Error for InvalidOption {}
-
 /// The largest integer JavaScript numbers hold exactly.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// A non-negative duration in milliseconds; fractions round up so that a wait is never shortened.
 pub fn millis(field: &str, value: &Loose) -> Result<u64, InvalidOption> {
-    let x = number(field, value)?;
-    if x < 0.0 {
-        return Err(InvalidOption::new(field, Problem::Negative));
-    }
-    let ms = x.ceil();
-    if ms > MAX_SAFE_INTEGER as f64 {
-        return Err(InvalidOption::new(field, Problem::TooLarge { max: MAX_SAFE_INTEGER }));
-    }
-    Ok(ms as u64)
+    read::millis(field, value).map_err(|e| *e)
 }
 
 /// A whole number in `min..=max`.
 pub fn whole(field: &str, value: &Loose, min: u64, max: u64) -> Result<u64, InvalidOption> {
-    let x = number(field, value)?;
-    if x.fract() != 0.0 {
-        return Err(InvalidOption::new(field, Problem::NotInteger));
-    }
-    if x < min as f64 {
-        let problem = if x < 0.0 && min == 0 { Problem::Negative } else { Problem::TooSmall { min } };
-        return Err(InvalidOption::new(field, problem));
-    }
-    if x > max as f64 {
-        return Err(InvalidOption::new(field, Problem::TooLarge { max }));
-    }
-    Ok(x as u64)
+    read::whole(field, value, min, max).map_err(|e| *e)
 }
 
 /// A finite number.
 pub fn number(field: &str, value: &Loose) -> Result<f64, InvalidOption> {
-    match value {
-        Loose::Number(x) if x.is_finite() => Ok(*x),
-        Loose::Number(_) => Err(InvalidOption::new(field, Problem::NotFinite)),
-        other => Err(InvalidOption::new(field, Problem::WrongType { expected: "a number", found: other.kind() })),
-    }
+    read::number(field, value).map_err(|e| *e)
 }
 
 /// A string.
 pub fn text<'a>(field: &str, value: &'a Loose) -> Result<&'a str, InvalidOption> {
-    match value {
-        Loose::Text(s) => Ok(s),
-        other => Err(InvalidOption::new(field, Problem::WrongType { expected: "a string", found: other.kind() })),
-    }
+    read::text(field, value).map_err(|e| *e)
 }
 
 /// A non-empty string.
 pub fn name(field: &str, value: &Loose) -> Result<String, InvalidOption> {
-    let s = text(field, value)?;
-    if s.is_empty() {
-        return Err(InvalidOption::new(field, Problem::Empty));
+    read::name(field, value).map_err(|e| *e)
+}
+
+/// The readers above as the crate uses them, with [`Invalid`] errors.
+pub(crate) mod read {
+    use super::{Invalid, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
+
+    /// [`super::millis`].
+    pub fn millis(field: &str, value: &Loose) -> Result<u64, Invalid> {
+        let x = number(field, value)?;
+        if x < 0.0 {
+            return Err(InvalidOption::boxed(field, Problem::Negative));
+        }
+        let ms = x.ceil();
+        if ms > MAX_SAFE_INTEGER as f64 {
+            return Err(InvalidOption::boxed(field, Problem::TooLarge { max: MAX_SAFE_INTEGER }));
+        }
+        Ok(ms as u64)
     }
-    Ok(s.to_owned())
+
+    /// [`super::whole`].
+    pub fn whole(field: &str, value: &Loose, min: u64, max: u64) -> Result<u64, Invalid> {
+        let x = number(field, value)?;
+        if x.fract() != 0.0 {
+            return Err(InvalidOption::boxed(field, Problem::NotInteger));
+        }
+        if x < min as f64 {
+            let problem = if x < 0.0 && min == 0 { Problem::Negative } else { Problem::TooSmall { min } };
+            return Err(InvalidOption::boxed(field, problem));
+        }
+        if x > max as f64 {
+            return Err(InvalidOption::boxed(field, Problem::TooLarge { max }));
+        }
+        Ok(x as u64)
+    }
+
+    /// [`super::number`].
+    pub fn number(field: &str, value: &Loose) -> Result<f64, Invalid> {
+        match value {
+            Loose::Number(x) if x.is_finite() => Ok(*x),
+            Loose::Number(_) => Err(InvalidOption::boxed(field, Problem::NotFinite)),
+            other => Err(InvalidOption::boxed(field, Problem::WrongType { expected: "a number", found: other.kind() })),
+        }
+    }
+
+    /// [`super::text`].
+    pub fn text<'a>(field: &str, value: &'a Loose) -> Result<&'a str, Invalid> {
+        match value {
+            Loose::Text(s) => Ok(s),
+            other => Err(InvalidOption::boxed(field, Problem::WrongType { expected: "a string", found: other.kind() })),
+        }
+    }
+
+    /// [`super::name`].
+    pub fn name(field: &str, value: &Loose) -> Result<String, Invalid> {
+        let s = text(field, value)?;
+        if s.is_empty() {
+            return Err(InvalidOption::boxed(field, Problem::Empty));
+        }
+        Ok(s.to_owned())
+    }
 }

@@ -10,5 +10,7 @@ mod shared;
 mod state;
 mod write;
 
+pub(crate) use names::position;
+pub use names::{BOUNDARY_NAMES, CALL_OPTIONS};
 pub use read::{Fields, FromLoose, Placeholder};
 pub use write::{push_u64, to_json, Object, ToJson};

@@ -2,13 +2,31 @@
 //! field, with the same rules as the derived forms (unknown fields refused where serde
 //! refused them, missing optional fields read as `null`), naming the field on error.
 
-use crate::input::{text, whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
+use crate::input::read::{text, whole};
+use crate::input::{At, Invalid, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
 
 /// A value readable from its JSON form.
 pub trait FromLoose: Sized {
     /// Errors name the field relative to `value` (the caller prefixes its own path).
     fn from_loose(value: &Loose) -> Result<Self, InvalidOption>;
+
+    /// [`from_loose`](Self::from_loose) with the error boxed, as the crate's readers pass errors
+    /// on: its own types implement this and `from_loose` through it.
+    #[doc(hidden)]
+    fn read_loose(value: &Loose) -> Result<Self, Box<InvalidOption>> {
+        Self::from_loose(value).map_err(Box::new)
+    }
 }
+
+/// `from_loose` through `read_loose`, for the crate's own readers.
+macro_rules! from_loose_by_read {
+    () => {
+        fn from_loose(value: &crate::input::Loose) -> Result<Self, crate::input::InvalidOption> {
+            Self::read_loose(value).map_err(|e| *e)
+        }
+    };
+}
+pub(crate) use from_loose_by_read;
 
 /// What stands in for a field that failed to read while the fields after it are read.
 pub trait Placeholder {
@@ -30,23 +48,23 @@ impl<T: Default> Placeholder for T {
 pub struct Fields<'a> {
     entries: &'a [(String, Loose)],
     /// The first field that failed to read.
-    error: Option<InvalidOption>,
+    error: Option<Invalid>,
 }
 
 impl<'a> Fields<'a> {
     /// The object's fields, whatever their names.
-    pub fn of(value: &'a Loose) -> Result<Self, InvalidOption> {
+    pub fn of(value: &'a Loose) -> Result<Self, Invalid> {
         match value {
             Loose::Map(entries) => Ok(Fields { entries, error: None }),
-            other => Err(InvalidOption::new("", Problem::WrongType { expected: "an object", found: other.kind() })),
+            other => Err(InvalidOption::boxed("", Problem::WrongType { expected: "an object", found: other.kind() })),
         }
     }
 
     /// The object's fields; any name outside `known` is refused (serde's `deny_unknown_fields`).
-    pub fn only(value: &'a Loose, known: &[&str]) -> Result<Self, InvalidOption> {
+    pub fn only(value: &'a Loose, known: &[&str]) -> Result<Self, Invalid> {
         let fields = Fields::of(value)?;
         match fields.entries.iter().find(|(name, _)| !known.contains(&name.as_str())) {
-            Some((name, _)) => Err(InvalidOption::new(name, Problem::UnknownField)),
+            Some((name, _)) => Err(InvalidOption::boxed(name, Problem::UnknownField)),
             None => Ok(fields),
         }
     }
@@ -59,12 +77,12 @@ impl<'a> Fields<'a> {
     }
 
     /// Reads field `name` (a missing one reads as `null`); an error is prefixed with the field's name.
-    pub fn read<T: FromLoose>(&self, name: &str) -> Result<T, InvalidOption> {
-        T::from_loose(self.get(name)).map_err(|e| e.within(name))
+    pub fn read<T: FromLoose>(&self, name: &str) -> Result<T, Invalid> {
+        T::read_loose(self.get(name)).map_err(|e| e.at(name))
     }
 
     /// A field that may be missing (or `null`): the type's default then.
-    pub fn read_or_default<T: FromLoose + Default>(&self, name: &str) -> Result<T, InvalidOption> {
+    pub fn read_or_default<T: FromLoose + Default>(&self, name: &str) -> Result<T, Invalid> {
         match self.get(name) {
             Loose::Absent => Ok(T::default()),
             _ => self.read(name),
@@ -73,7 +91,7 @@ impl<'a> Fields<'a> {
 
     /// The field's value, or a placeholder once it fails (the first failure is kept for `finish`).
     pub fn take<T: FromLoose + Placeholder>(&mut self, name: &str) -> T {
-        T::from_loose(self.get(name)).unwrap_or_else(|e| {
+        T::read_loose(self.get(name)).unwrap_or_else(|e| {
             self.keep(e, name);
             T::placeholder()
         })
@@ -82,9 +100,9 @@ impl<'a> Fields<'a> {
     /// Keeps the first failure, named by its field.
     // Not generic: one copy for every field type.
     #[inline(never)]
-    fn keep(&mut self, e: InvalidOption, name: &str) {
+    fn keep(&mut self, e: Invalid, name: &str) {
         if self.error.is_none() {
-            self.error = Some(e.within(name));
+            self.error = Some(e.at(name));
         }
     }
 
@@ -97,7 +115,7 @@ impl<'a> Fields<'a> {
     }
 
     /// `value` read from the fields taken, or the first field that failed.
-    pub fn finish<T>(self, value: T) -> Result<T, InvalidOption> {
+    pub fn finish<T>(self, value: T) -> Result<T, Invalid> {
         match self.error {
             Some(e) => Err(e),
             None => Ok(value),
@@ -106,55 +124,69 @@ impl<'a> Fields<'a> {
 }
 
 impl FromLoose for u64 {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         whole("", value, 0, MAX_SAFE_INTEGER)
     }
 }
 
 impl FromLoose for u32 {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         whole("", value, 0, u64::from(u32::MAX)).map(|n| n as u32)
     }
 }
 
 impl FromLoose for u16 {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         whole("", value, 0, u64::from(u16::MAX)).map(|n| n as u16)
     }
 }
 
 impl FromLoose for bool {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         match value {
             Loose::Bool(b) => Ok(*b),
-            other => Err(InvalidOption::new("", Problem::WrongType { expected: "a boolean", found: other.kind() })),
+            other => Err(InvalidOption::boxed("", Problem::WrongType { expected: "a boolean", found: other.kind() })),
         }
     }
 }
 
 impl FromLoose for String {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         text("", value).map(str::to_owned)
     }
 }
 
 impl<T: FromLoose> FromLoose for Option<T> {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         match value {
             Loose::Absent => Ok(None),
-            some => T::from_loose(some).map(Some),
+            some => T::read_loose(some).map(Some),
         }
     }
 }
 
 impl<T: FromLoose> FromLoose for Vec<T> {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         let Loose::List(items) = value else {
-            return Err(InvalidOption::new("", Problem::WrongType { expected: "an array", found: value.kind() }));
+            return Err(InvalidOption::boxed("", Problem::WrongType { expected: "an array", found: value.kind() }));
         };
         let mut read = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
-            read.push(T::from_loose(item).map_err(|e| e.within_item(i))?);
+            read.push(T::read_loose(item).map_err(|e| e.at_item(i))?);
         }
         Ok(read)
     }

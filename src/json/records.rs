@@ -1,9 +1,10 @@
 //! The JSON forms of attempt records, stops, replay reports and budget snapshots.
 
+use super::read::from_loose_by_read;
 use super::{Fields, FromLoose, Object, ToJson};
 use crate::budget::quota::QuotaSnapshot;
 use crate::budget::ScopeSnapshot;
-use crate::input::{InvalidOption, Loose};
+use crate::input::{Invalid, Loose};
 use crate::reason::Stop;
 use crate::record::AttemptRecord;
 use crate::replay::ReplayReport;
@@ -41,7 +42,9 @@ impl ToJson for AttemptRecord {
 }
 
 impl FromLoose for AttemptRecord {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         let mut f = Fields::of(value)?;
         let record = AttemptRecord {
             attempt: f.take("attempt"),
@@ -81,7 +84,9 @@ impl ToJson for Stop {
 }
 
 impl FromLoose for Stop {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         let f = Fields::of(value)?;
         Ok(Stop { reason: f.read("reason")?, at_ms: f.read("atMs")? })
     }
@@ -115,6 +120,8 @@ impl ToJson for ScopeSnapshot {
             .field("bannedUntil", &self.banned_until)
             .field("banRemainingMs", &self.ban_remaining_ms)
             .field("queued", &self.queued)
+            .field("breaker", &self.breaker)
+            .field("breakerOpenUntil", &self.breaker_open_until)
             .field("sharing", &self.sharing)
             .end();
     }

@@ -1,9 +1,10 @@
 //! The JSON form of a budget's shared state (`Budget::export`), as IndexedDB or a Durable
 //! Object keeps it. Every number is a whole number of ms, µs or µ-tokens below 2^53.
 
+use super::read::from_loose_by_read;
 use super::{Fields, FromLoose, Object, ToJson};
 use crate::budget::shared::{SharedScope, SharedState};
-use crate::input::{InvalidOption, Loose, MAX_SAFE_INTEGER};
+use crate::input::{Invalid, Loose, MAX_SAFE_INTEGER};
 
 /// A grant admitted and not yet sent.
 struct Queued(u64, u64);
@@ -15,7 +16,9 @@ impl ToJson for Queued {
 }
 
 impl FromLoose for Queued {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         let mut f = Fields::only(value, &["id", "startAt"])?;
         let queued = Queued(f.take("id"), f.take("startAt"));
         f.finish(queued)
@@ -35,12 +38,15 @@ impl ToJson for SharedScope {
             .field("meterUpdatedAt", &self.meter.map(|(_, at)| at))
             .field("quotaAvailable", &self.quota_available)
             .field("queued", &queued)
+            .field("breaker", &self.breaker.map(|parts| parts.to_vec()))
             .end();
     }
 }
 
 impl FromLoose for SharedScope {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         let names = [
             "scope",
             "holdUntil",
@@ -50,6 +56,7 @@ impl FromLoose for SharedScope {
             "meterUpdatedAt",
             "quotaAvailable",
             "queued",
+            "breaker",
         ];
         let mut f = Fields::only(value, &names)?;
         let scope = f.take("scope");
@@ -59,9 +66,11 @@ impl FromLoose for SharedScope {
         let meter_at: Option<u64> = f.take("meterUpdatedAt");
         let quota_available = f.take("quotaAvailable");
         let queued: Vec<Queued> = f.take_or_default("queued");
+        let breaker: Option<Vec<u64>> = f.take("breaker");
+        let breaker = breaker.and_then(|parts| <[u64; 5]>::try_from(parts).ok());
         let meter = meter_level.zip(meter_at).map(|(level, at)| (u128::from(level), at));
         let queued = queued.into_iter().map(|Queued(id, at)| (id, at)).collect();
-        f.finish(SharedScope { scope, hold_until, ban_until, bucket_tat_us, meter, quota_available, queued })
+        f.finish(SharedScope { scope, hold_until, ban_until, bucket_tat_us, meter, quota_available, queued, breaker })
     }
 }
 
@@ -72,7 +81,9 @@ impl ToJson for SharedState {
 }
 
 impl FromLoose for SharedState {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         let mut f = Fields::only(value, &["nextGrant", "scopes"])?;
         let state = SharedState { next_grant: f.take("nextGrant"), scopes: f.take_or_default("scopes") };
         f.finish(state)

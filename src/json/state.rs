@@ -1,8 +1,9 @@
 //! The JSON forms of saved operations: what a store keeps under a key.
 
+use super::read::from_loose_by_read;
 use super::{Fields, FromLoose, Object, Placeholder, ToJson};
 use crate::durable::Saved;
-use crate::input::{InvalidOption, Loose, Problem};
+use crate::input::{Invalid, InvalidOption, Loose, Problem};
 use crate::policy::Policy;
 use crate::state::{OperationState, PhaseState};
 
@@ -28,8 +29,10 @@ impl ToJson for Policy {
 
 /// A saved policy passes the same checks as one given in options.
 impl FromLoose for Policy {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
-        Policy::from_options(value)
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
+        Policy::read(value)
     }
 }
 
@@ -55,10 +58,12 @@ impl Placeholder for PhaseState {
 }
 
 impl FromLoose for PhaseState {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         let f = Fields::only(value, &["phase", "wakeAtWallMs", "record", "stop"])?;
         let phase: String = f.read("phase")?;
-        let missing = |field: &str, other: &'static str| InvalidOption::new(field, Problem::Requires { other });
+        let missing = |field: &str, other: &'static str| InvalidOption::boxed(field, Problem::Requires { other });
         match phase.as_str() {
             "idle" => Ok(PhaseState::Idle),
             "sleeping" => Ok(PhaseState::Sleeping {
@@ -73,7 +78,7 @@ impl FromLoose for PhaseState {
             "stopped" => {
                 Ok(PhaseState::Stopped { stop: f.read::<Option<_>>("stop")?.ok_or_else(|| missing("phase", "stop"))? })
             }
-            _ => Err(InvalidOption::new(
+            _ => Err(InvalidOption::boxed(
                 "phase",
                 Problem::UnknownName { allowed: "\"idle\" \"sleeping\" \"in-flight\" \"stopped\"" },
             )),
@@ -138,7 +143,9 @@ impl ToJson for OperationState {
 }
 
 impl FromLoose for OperationState {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         let mut f = Fields::only(value, STATE_FIELDS)?;
         let state = OperationState {
             version: f.take("version"),
@@ -182,7 +189,9 @@ impl ToJson for Saved {
 }
 
 impl FromLoose for Saved {
-    fn from_loose(value: &Loose) -> Result<Self, InvalidOption> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         let f = Fields::only(value, &["owner", "leaseUntilMs", "escalated", "lastEvidence", "state"])?;
         Ok(Saved {
             owner: f.read("owner")?,

@@ -1,50 +1,61 @@
-//! The wasm shell (built only for `wasm32`): binds the global `fetch`,
-//! `performance.now()`, `Date.now()`, `setTimeout`/`clearTimeout` and
-//! `AbortController`, turns the core's actions into real requests and timers, and
-//! exports the JavaScript API: `RetryClient`, `Budget`, `replay`.
+//! The typed Rust shell on wasm32 (feature `web`), for Rust dashboards (Leptos, Yew, Dioxus) and
+//! crates tested with `wasm-pack test`: a [`Client`] built from the core's [`Policy`](crate::Policy)
+//! and a [`SharedBudget`], whose [`Client::fetch`] takes a `web_sys::Request` and [`CallOptions`]
+//! and returns `Result<web_sys::Response, Error>`; and [`Client::stream`], a WebSocket whose
+//! reconnects the core decides under the same policy limits and budget. (The npm package's JavaScript shell is js/,
+//! over the core's plain exports; it does not use this module.)
 //!
-//! Nothing here decides anything: every decision is the core's.
+//! Three layers, each importing only those below it; nothing here decides, every decision is the
+//! core's:
+//!
+//! ```text
+//!  Rust caller
+//!      │   Client, ClientBuilder, CallOptions, Error, Stopped, SharedBudget, Reconciled,
+//!      │   Family, Match, Docs, Worksheet, WorksheetRow,
+//!      │   Stream, StreamOptions, StreamEvent, StreamState, Message, NotOpen
+//!      ▼
+//!  api/        checks what the caller gives, hands it to the driver, returns typed results
+//!      │
+//!      ▼
+//!  drivers/    drives the core's Operation: claim ─▶ buffer ─▶ budget step ─▶ attempt │ sleep
+//!      │       ─▶ settle; keyed state in the store; reconciliation of unknown outcomes;
+//!      │       a stream's Stream machine: sockets, connect timeouts, sleeps, checks, pace
+//!      ▼
+//!  platform/   the JavaScript it binds, every call that can throw guarded or `catch`:
+//!      │       values.js · waits.js · responses.js · tabs.js, clocks, timers, races,
+//!      │       abort, fetch, request, response, socket, inbox, store, JsValue → Loose
+//!      ▼
+//!  core        (the crate without `web`) Operation, Policy, Budget, records, failure messages
+//! ```
+//!
+//! **Cancelling** is dropping the future: its timers are cleared and the attempt in flight is
+//! aborted (its `AbortSignal` fires). An order dropped in flight is kept unresolved in the store,
+//! as any unknown outcome is: reconcile it. To cancel from elsewhere, give the call a
+//! [`CallOptions::signal`] of your own and abort it: the call then ends with
+//! [`Reason::Aborted`](crate::Reason::Aborted).
+//!
+//! **A stream** is closed by dropping its [`Stream`] (or [`Stream::close`]): its socket is
+//! closed and every timer cleared at once.
+//!
+//! ```ignore
+//! let stream = client.stream("wss://stream.binance.com/ws/btcusdt@trade", StreamOptions::default())?;
+//! while let Some(event) = stream.next().await {
+//!     match event {
+//!         StreamEvent::Message(Message::Text(tick)) => show(&tick),
+//!         StreamEvent::State(state) => badge(state), // Connecting, Open, Stale, Waiting
+//!         StreamEvent::Stopped(error) => break log(&error.to_string()), // attempts or outage ran out, a ban
+//!         StreamEvent::Message(Message::Binary(_)) => {}
+//!     }
+//! }
+//! ```
 
-mod abort;
-mod alloc;
-mod budget;
-mod client;
-pub mod clock;
-mod coordinator;
-mod coordinator_side;
-mod error;
-mod fetch;
-mod guard;
-mod keyed;
-mod latch;
-mod options;
-mod race;
-mod reconcile;
-mod replay;
-mod request;
-mod response;
-mod secrets;
-mod spawn;
-mod store;
-mod text;
-mod timer;
-mod typed;
-mod value;
-mod wake;
+mod api;
+mod drivers;
+mod platform;
 
-pub use budget::SharedBudget;
-pub use client::RetryClient;
-pub use error::set_error_class;
-pub use reconcile::Reconciled;
-pub use replay::replay_js;
-pub use typed::{CallOptions, Client, ClientBuilder, Error, Stopped};
-
-use wasm_bindgen::JsValue;
-
-use crate::json::{to_json, ToJson};
-
-/// Plain JavaScript values from the core's JSON forms: one `JSON.parse`, not a crossing per field.
-/// Not generic: one copy, whatever it writes.
-fn to_js(value: &dyn ToJson) -> Result<JsValue, JsValue> {
-    guard::parse_json(&to_json(value))
-}
+pub use api::{
+    CallOptions, Client, ClientBuilder, Docs, Error, Family, FamilyRequest, Match, Message, NotOpen, Reconciled,
+    SharedBudget, Stopped, Stream, StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern, Weight, Worksheet,
+    WorksheetRow,
+};
+pub use platform::clock;

@@ -39,7 +39,9 @@ test("1000 concurrent reads through one budget never exceed its rate at the serv
   const allowed = capacity + Math.ceil(rate * (1000 + spread) / 1000);
   const worst = busiest(arrivals, 1000);
   t.diagnostic(`server: ${worst} in the busiest second (allowed ${allowed}, transport spread ${Math.round(spread)} ms)`);
-  assert.ok(spread < 1000, `the transport itself spread requests by ${spread} ms`);
+  // The transport's spread widens the server's bound (by > 1 s on a loaded run of two files at a
+  // time); the bound must still be below the flood, or the server-side check says nothing.
+  assert.ok(allowed < log.length, `the transport itself spread requests by ${spread} ms: a bound of ${allowed} proves nothing`);
   assert.ok(worst <= allowed, `${worst} requests reached the server within one second; at most ${allowed} may`);
   // 980 requests beyond the burst at 250 a second: at least 3.92 s from first to last. Slack:
   // the shell's clock reads whole milliseconds rounded up (a dispatch may truly happen up to

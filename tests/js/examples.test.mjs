@@ -4,15 +4,15 @@
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { startMockExchange } from "./mock-exchange.mjs";
 import { exchangeInfo, ticker } from "./support/binance.mjs";
 import { startWorkerd } from "./package/workerd-harness.mjs";
+import { bundleLikeWrangler, workerdConfig } from "./support/wrangler-bundle.mjs";
 import { repoRoot } from "./package/pack.mjs";
 import { serveStatic } from "../../scripts/static-server.mjs";
 
@@ -116,15 +116,7 @@ async function serveWrangler(name) {
   const wrangler = JSON.parse(readFileSync(join(dir, "wrangler.jsonc"), "utf8").replace(/^\s*\/\/.*$/gm, ""));
   assert.equal(wrangler.main, "src/worker.js");
   assert.match(wrangler.compatibility_date, /^\d{4}-\d{2}-\d{2}$/);
-  const wasm = { name: "wasm-module", setup(b) {
-    b.onResolve({ filter: /\.wasm$/ }, (args) => {
-      copyFileSync(join(args.resolveDir, args.path), join(dir, "dist", "retryline_bg.wasm"));
-      return { path: "./retryline_bg.wasm", external: true };
-    });
-  } };
-  mkdirSync(join(dir, "dist"));
-  await build({ entryPoints: [join(dir, wrangler.main)], bundle: true, format: "esm", platform: "neutral", outfile: join(dir, "dist", "worker.js"),
-    conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"], plugins: [wasm], logLevel: "silent" });
+  const wasms = await bundleLikeWrangler(join(dir, wrangler.main), join(dir, "dist"));
   const bindings = Object.entries({ ...wrangler.vars, UPSTREAM: mock.url }).map(([name, text]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`);
   const objects = wrangler.durable_objects?.bindings ?? [];
   for (const { name, class_name } of objects) {
@@ -132,19 +124,7 @@ async function serveWrangler(name) {
     assert.ok(wrangler.migrations?.some((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])].includes(class_name)), `a migration creates ${class_name}`);
   }
   const namespaces = objects.map(({ class_name }) => `(className = ${JSON.stringify(class_name)}, uniqueKey = ${JSON.stringify(`${name}-${class_name}`)})`);
-  const config = `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .w), (name = "internet", network = (allow = ["public", "private", "local"])) ],
-  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
-);
-const w :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "dist/worker.js"), (name = "retryline_bg.wasm", wasm = embed "dist/retryline_bg.wasm") ],
-  compatibilityDate = ${JSON.stringify(wrangler.compatibility_date)},
-  globalOutbound = "internet",
-  bindings = [ ${bindings.join(", ")} ],
-  ${namespaces.length ? `durableObjectNamespaces = [ ${namespaces.join(", ")} ], durableObjectStorage = (inMemory = void),` : ""}
-);
-`;
+  const config = workerdConfig({ wasms, compatibilityDate: wrangler.compatibility_date, bindings, namespaces });
   const worker = await startWorkerd({ dir, config });
   return { worker, async close() { await worker.stop(); rmSync(dir, { recursive: true, force: true }); } };
 }

@@ -18,6 +18,7 @@ test("the inline entry runs the worked example as the Node entry does", async ()
 
 test("package.json maps retryline/inline to it", () => {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
-  assert.equal(pkg.exports["./inline"].default, "./js/inline.js");
-  assert.ok(pkg.files.includes("js/inline.js") && pkg.files.includes("pkg/retryline_inline.js"));
+  assert.equal(pkg.exports["./inline"].import, "./js/inline.js");
+  assert.equal(pkg.exports["./inline"].require, "./pkg/inline.cjs");
+  assert.ok(pkg.files.includes("js/inline.js") && pkg.files.includes("pkg/browser-inline.js"));
 });

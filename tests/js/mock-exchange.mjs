@@ -1,11 +1,13 @@
 // Mock crypto exchange (Binance-flavoured) for retryline integration tests.
-// Node 20 built-ins only. Listens on 127.0.0.1 only. Run directly for CLI mode:
+// Node 20 built-ins, and ws for the WebSocket endpoint (mock-stream.mjs: mock.streams).
+// Listens on 127.0.0.1 only. Run directly for CLI mode:
 //   node tests/js/mock-exchange.mjs [--port N]   → prints {"url":"http://127.0.0.1:PORT"}
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { createMockStreams } from "./mock-stream.mjs";
 
 const HOST = "127.0.0.1";
 const ORDER_PATH = "/api/v3/order";
@@ -21,6 +23,7 @@ export async function startMockExchange({ port = 0 } = {}) {
   const orders = new Map();
   const sockets = new Set();
   const shutdown = new AbortController(); // cuts pending delayMs timers short on close()
+  const streams = createMockStreams();
   let log = [];
   let seq = 0;
   let weight = { minute: -1, used: 0 };
@@ -91,6 +94,7 @@ export async function startMockExchange({ port = 0 } = {}) {
     log = [];
     seq = 0;
     weight = { minute: -1, used: 0 };
+    streams.api.reset();
   }
 
   // Executes once per clientOrderId; a resubmission is refused and counted on the order.
@@ -204,6 +208,8 @@ export async function startMockExchange({ port = 0 } = {}) {
   async function control(req, res, path, query) {
     const route = `${req.method} ${path}`;
     try {
+      const streamAnswer = await streams.control(req.method, path, query, () => readBody(req));
+      if (streamAnswer) return sendJson(res, streamAnswer.status, streamAnswer.body);
       switch (route) {
         case "POST /__mock/script": {
           const { path: p, method, behaviours } = parseJsonObject(await readBody(req));
@@ -238,6 +244,7 @@ export async function startMockExchange({ port = 0 } = {}) {
       if (!res.headersSent && !req.socket.destroyed) sendJson(res, 500, { error: String(err?.message ?? err) });
     });
   });
+  server.on("upgrade", streams.upgrade);
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -255,7 +262,9 @@ export async function startMockExchange({ port = 0 } = {}) {
     requests,
     stats,
     reset,
+    streams: streams.api,
     close() {
+      streams.close();
       shutdown.abort();
       const closed = new Promise((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy(); // hung requests would otherwise keep close() waiting forever

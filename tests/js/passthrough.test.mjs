@@ -153,8 +153,13 @@ test("hostile heads keep their messages: a function is no Response; headers with
   const one = (fetch) => new RetryClient({ fetch, policy: { ...policy, maxAttempts: 1 } }).fetch(`${url}/ok`).catch((e) => e);
   const fn = await one(async () => Object.assign(() => {}, { status: 200 }));
   assert.match(fn.records[0].error, /fetch resolved with a function, not a Response/);
-  const noGet = await one(async () => ({ status: 200, headers: {}, statusText: "", url: "", redirected: false }));
+  const noGet = await one(async () => ({ status: 503, headers: {}, statusText: "", url: "", redirected: false }));
   assert.match(noGet.records[0].error, /reading the response's retry-after header threw TypeError: get is not a function/);
+  // A success's provider headers are not read (the core has no use for them): its broken headers
+  // are the caller's to meet, as fetch's own caller would.
+  const broken = Object.defineProperty(new Response("ok"), "headers", { get() { throw new Error("no headers") } });
+  const ok = await new RetryClient({ fetch: async () => broken, policy }).fetch(`${url}/ok`);
+  assert.equal(ok, broken);
 });
 
 test("a fetch that hands back the same response object for every attempt keeps its body", async () => {

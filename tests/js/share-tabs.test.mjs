@@ -242,3 +242,27 @@ test("an order and its reconciliation run their budget steps under the shared lo
     await close();
   }
 });
+
+test("three tabs with one shared budget see one breaker: opened by one tab's failures, refusing in all, one probe among them", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(3);
+  const breakerLimits = { retryQuota: false, breaker: { consecutiveFailures: 3, openMs: 1500, maxOpenMs: 1500 } };
+  try {
+    const url = `${mock.url}/shared/breaker`;
+    const once = (page) => page.evaluate(([u, l]) => window.once(u, "breaker", l), [url, breakerLimits]);
+    mock.script("/shared/breaker", [{ status: 503 }, { status: 503 }, { status: 503 }]);
+    for (let i = 0; i < 3; i++) assert.equal(await once(pages[0]), "attempts");
+    // Open in every tab: refused before sending.
+    assert.deepEqual([await once(pages[1]), await once(pages[2]), await once(pages[0])], ["circuit-open", "circuit-open", "circuit-open"]);
+    assert.equal(mock.requests({ path: "/shared/breaker" }).length, 3);
+    await new Promise((r) => setTimeout(r, 1500 + 750 + 100)); // openMs, and up to half again of jitter
+    mock.script("/shared/breaker", [{ status: 200, delayMs: 300 }, { status: 200 }, { status: 200 }]);
+    const probed = await Promise.all(pages.map(once));
+    assert.equal(mock.requests({ path: "/shared/breaker" }).length, 4, `one probe among the three tabs: ${probed}`);
+    assert.deepEqual(probed.filter((r) => r === "200"), ["200"]);
+    assert.ok(probed.filter((r) => r !== "200").every((r) => r === "circuit-open"), String(probed));
+    // The probe's success closed it for every tab.
+    assert.equal(await once(pages[2]), "200");
+  } finally {
+    await close();
+  }
+});

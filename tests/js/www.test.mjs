@@ -1,16 +1,24 @@
 // npm start, headless: the dashboard is built and served with the mock exchange beside it;
-// Chromium (playwright-core) opens it, runs the article's worked example with real calls and real
-// timers, and the page must show 4 wire requests and the stop at 8.4 s — the server's own count
-// agreeing. The screenshot the README shows is saved from this run (docs/dashboard.png). Ctrl-C
-// (SIGINT) must stop it cleanly.
+// Chromium (playwright-core) opens it, the page runs the article's worked example on load with
+// real calls and real timers, and must show 4 wire requests and the stop at 8.4 s — the server's
+// own count agreeing; run again beside the budget widgets, neither disturbs the other. The stream
+// panel's four episodes run, judged by the server's connection log. The worksheet panel shows the
+// server's worksheet of www/config.js, a row per family, and the worked example's records ran
+// under its row's numbers (the page's clients are built from that config). Ctrl-C (SIGINT) must stop it
+// cleanly. The screenshots go to target/test-output/ (dashboard.png, stream-panel.png); only with
+// RETRYLINE_UPDATE_DOCS=1 (`npm test -- --update-docs`) do they replace the ones in docs/, so a
+// plain test run writes nothing tracked.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { families } from "../../www/config.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
+const screenshotDir = process.env.RETRYLINE_UPDATE_DOCS === "1" ? `${root}docs` : `${root}target/test-output`;
 
 /** Starts `npm start`'s script on any free port; resolves once it prints its URLs. */
 function start() {
@@ -24,39 +32,62 @@ function start() {
         resolve({ child, url: found[1], exchange: found[2] });
       }
     });
-    child.once("exit", (code) => reject(new Error(`npm start exited with ${code} before serving`)));
+    // An early exit (a failed build) rejects at once: the 240 s timer goes with it.
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code} before serving`));
+    });
   });
 }
 
-test("npm start serves the dashboard; in Chromium the worked example shows 4 wire requests and the stop at 8.4 s; contention and budget panels run", { timeout: 300_000 }, async () => {
+/** The server's request log of `path`. */
+const requests = async (exchange, path) => (await fetch(`${exchange}/__mock/requests?path=${encodeURIComponent(path)}`)).json();
+
+test("npm start serves the dashboard; in Chromium the worked example runs on load (4 wire requests, the stop at 8.4 s), again beside the budget widgets undisturbed; the stream panel's episodes, the contention and budget panels run", { timeout: 480_000 }, async () => {
   const { child, url, exchange } = await start();
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(`${url}?scenario=worked-example`);
-    // The scenario takes 8.4 s of real time, plus a loaded machine's spread.
-    await page.waitForSelector('#summary[data-scenario="worked-example"]', { timeout: 30_000 });
+    await page.goto(url);
+    // On load, nothing pressed. The scenario takes 8.4 s of real time, plus a loaded machine's spread.
+    await page.waitForSelector('#summary[data-scenario="worked-example"][data-runs="1"]', { timeout: 30_000 });
     assert.equal(await page.textContent("[data-wire]"), "4");
     assert.equal(await page.textContent("[data-stop]"), "deadline at 8.4 s");
     assert.equal((await page.$$("#records tbody tr")).length, 5, "four attempts and the refused fifth");
     assert.deepEqual(errors, []);
-    const atServer = await (await fetch(`${exchange}/__mock/requests?path=/api/v3/ticker/price`)).json();
-    assert.equal(atServer.length, 4, "the server's own count");
-    await page.screenshot({ path: `${root}/docs/dashboard.png` });
+    const path = await page.getAttribute("#summary", "data-path");
+    assert.equal((await requests(exchange, path)).length, 4, "the server's own count");
+    await worksheetMatchesTheRun(page, exchange);
+    mkdirSync(screenshotDir, { recursive: true });
+    await page.screenshot({ path: `${screenshotDir}/dashboard.png` });
+
+    // The worked example and the budget widgets at once: each on routes of its own, neither
+    // resets the mock under the other (the example once read "1 wire request", a success at 2.6 s).
+    await page.evaluate(() => ["run", "run-budget"].forEach((id) => document.getElementById(id).click()));
+    await page.waitForSelector('#summary[data-runs="2"]', { timeout: 60_000 });
+    await page.waitForSelector("#budget .groups", { timeout: 60_000 });
+    const again = await page.getAttribute("#summary", "data-path");
+    assert.notEqual(again, path, "a route of its own for each run");
+    assert.equal(await page.textContent("[data-wire]"), "4");
+    const stop = (await page.textContent("[data-stop]")).match(/^deadline at (\d+\.\d) s$/);
+    assert.ok(stop && Number(stop[1]) >= 8.4 && Number(stop[1]) < 10, `${stop?.[0]}: the widgets' load may make timers late, never change the outcome`);
+    assert.equal((await requests(exchange, again)).length, 4, "the server's count beside the widgets");
+    const { sharedPath, privatePath } = await page.$eval("#budget", (e) => ({ ...e.dataset }));
+    const shared = await requests(exchange, sharedPath);
+    const own = await requests(exchange, privatePath);
+    assert.ok(shared.length < own.length / 3, `shared ${shared.length}, private ${own.length}`);
+    assert.deepEqual(errors, []);
+
+    await streamEpisodes(page, exchange);
+    assert.deepEqual(errors, []);
 
     // The contention panel: the simulator compiled to wasm runs here, every point drawn beside the published one.
     await page.click("#run-contention");
     await page.waitForFunction(() => document.querySelector("#contention")?.dataset.points === "133", null, { timeout: 120_000 });
     const lines = await page.$$eval("#contention polyline", (ls) => ls.map((l) => `${l.dataset.strategy}${l.getAttribute("stroke-dasharray") ? " published" : ""}`));
     assert.equal(lines.length, 24, "per panel: seven simulated strategies, five published");
-    // The budget panel: fifty widgets through one Budget reach the server far less than fifty private ones.
-    await page.click("#run-budget");
-    await page.waitForSelector("#budget .groups", { timeout: 30_000 });
-    const shared = (await (await fetch(`${exchange}/__mock/requests?path=/shared/price`)).json()).length;
-    const own = (await (await fetch(`${exchange}/__mock/requests?path=/private/price`)).json()).length;
-    assert.ok(shared < own / 3, `shared ${shared}, private ${own}`);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
@@ -67,3 +98,69 @@ test("npm start serves the dashboard; in Chromium the worked example shows 4 wir
     assert.deepEqual(result, { code: 0, signal: null }, "Ctrl-C stops it cleanly");
   }
 });
+
+/** The worksheet panel: a row per family of www/config.js (and one for the rest), and the worked
+ * example's records — the page's client — ran under its row: the family named in every record,
+ * one record per attempt up to maxAttempts, the row's windows, its deadline and attempt timeout. */
+async function worksheetMatchesTheRun(page, exchange) {
+  const rows = await page.$$eval("#worksheet tbody tr[data-family]", (rs) => rs.map((r) => ({ ...r.dataset, ran: r.classList.contains("ran"), text: r.textContent })));
+  assert.deepEqual(rows.map((r) => r.family), [...families(exchange).map((f) => f.name), ""], "a row per family, then the rest");
+  const row = rows.find((r) => r.family === "worked example");
+  assert.deepEqual([row.maxAttempts, row.deadlineMs, row.attemptTimeoutMs, row.windowsMs], ["5", "12000", "1500", "500,1000,2000,4000"]);
+  assert.ok(row.ran && rows.filter((r) => r.ran).length === 1, "the timeline's run marks its family's row alone");
+  assert.ok(Number(row.flags) > 0 && (await page.$$('#worksheet tr[data-family="worked example"].flagged + tr.flags .flag')).length === Number(row.flags), "flags shown");
+  const records = await page.$$eval("#records table", ([t]) => {
+    const titles = [...t.tHead.rows[0].cells].map((c) => c.textContent);
+    return [...t.tBodies[0].rows].map((r) => Object.fromEntries([...r.cells].map((c, i) => [titles[i], c.textContent])));
+  });
+  assert.ok(records.every((r) => r.family === "worked example"), JSON.stringify(records));
+  assert.equal(records.length, Number(row.maxAttempts), "attempts up to the ceiling, the last one refused");
+  assert.deepEqual(records.slice(1).map((r) => r.window), row.windowsMs.split(","));
+  for (const r of records) assert.equal(Number(r["decided ms"]) + Number(r.left), Number(row.deadlineMs), "the row's deadline");
+  const hung = records.filter((r) => r.decision === "sent" && r.status === "");
+  assert.ok(hung.length === 3 && hung.every((r) => Number(r["end ms"]) - Number(r["start ms"]) >= Number(row.attemptTimeoutMs) - 5 && Number(r["end ms"]) - Number(r["start ms"]) < Number(row.attemptTimeoutMs) + 500), "timed out at the row's attempt timeout");
+}
+
+/** The stream panel's four episodes in sequence, each judged by the server's connection log of its run. */
+async function streamEpisodes(page, exchange) {
+  await page.click("#stream-all");
+  // About 30 s of episodes; each waits for its own events, bounded (15-20 s each) in the page.
+  await page.waitForSelector('#stream-panel[data-running="false"]', { timeout: 180_000 });
+  const results = await page.$$eval("#stream-results li", (ls) => ls.map((l) => ({ ...l.dataset, text: l.textContent })));
+  assert.deepEqual(results.map((r) => [r.episode, r.ok]), [["restart", "true"], ["ban", "true"], ["silent", "true"], ["rotation", "true"]], JSON.stringify(results));
+  const log = await (await fetch(`${exchange}/__mock/streams/connections?path=/ws/ticker`)).json();
+  const run = Object.fromEntries(results.map((r) => [r.episode, { facts: JSON.parse(r.facts), log: log.filter((c) => c.query.run === r.run) }]));
+  const accepted = (l) => l.filter((c) => c.outcome === "accepted");
+  const shown = (l) => JSON.stringify(l.map(({ id, at, outcome, status, closedAt, closeCode }) => ({ id, at: Math.round(at), outcome, status, closedAt: Math.round(closedAt), closeCode })));
+
+  // A restart: dropped with 1012, upgrades refused (503) for 3 s, then one accepted.
+  const restart = run.restart.log;
+  const [before, after] = accepted(restart);
+  assert.equal(before.closeCode, 1012, shown(restart));
+  const refused = restart.filter((c) => c.outcome === "refused");
+  assert.ok(refused.length >= 1 && refused.every((c) => c.status === 503 && c.at > before.at && c.at < after.at), shown(restart));
+  assert.ok(after.at - before.closedAt >= 2900, `reconnected ${(after.at - before.closedAt).toFixed(0)} ms after the drop, inside the 3 s of refusals`);
+
+  // A 418 on REST: no upgrade reached the server until the 3 s ban had passed.
+  const [rest] = await requests(exchange, run.ban.facts.path);
+  assert.equal(rest.status, 418);
+  const ban = run.ban.log;
+  assert.equal(ban.length, 2, `one reconnect, no attempt during the ban: ${shown(ban)}`);
+  assert.equal(ban[0].closeCode, 1012);
+  assert.ok(ban[1].at - rest.respondedAtMs >= 2950, `the reconnect came ${(ban[1].at - rest.respondedAtMs).toFixed(0)} ms after the 418 of Retry-After: 3`);
+
+  // A silent connection: silent after 1.5 s, closed by the client once 2.5 s passed without a tick.
+  const [zombie, fresh] = run.silent.log;
+  const up = zombie.closedAt - zombie.at;
+  assert.ok(up >= 1500 + 2500 - 200 && up < 1500 + 2500 + 3000, `the silent connection was replaced after ${up.toFixed(0)} ms up`);
+  assert.ok(fresh?.outcome === "accepted" && fresh.at >= zombie.closedAt - 100, shown(run.silent.log));
+
+  // The cut at 4 s: every connection opened before the one it replaced closed; no tick missed.
+  const rotated = accepted(run.rotation.log);
+  assert.ok(rotated.length >= 3, shown(rotated));
+  for (let i = 1; i < rotated.length; i++) assert.ok(rotated[i].at < rotated[i - 1].closedAt, `connection ${rotated[i].id} opened after ${rotated[i - 1].id} closed: ${shown(rotated)}`);
+  assert.equal(run.rotation.facts.missed, 0);
+
+  await page.selectOption("#stream-episode", "ban");
+  await (await page.$("#stream-panel")).screenshot({ path: `${screenshotDir}/stream-panel.png` });
+}

@@ -1,14 +1,27 @@
-//! The real shell against real timers and a real `fetch`, shared by `web.rs` (headless
-//! Chrome) and `node.rs` (Node). The mock exchange runs in another process; its URL is
-//! compiled in from `RETRYLINE_MOCK_URL` (scripts/test.mjs sets it).
+//! The typed Rust shell (`retryline::web`) against real timers and a real `fetch`, shared by
+//! `web.rs` (headless Chrome) and `node.rs` (Node). The mock exchange runs in another process;
+//! its URL is compiled in from `RETRYLINE_MOCK_URL` (scripts/test.mjs sets it). What reached the
+//! server is read from its own log, with its own timestamps.
+//!
+//! What the JavaScript shell alone does (option objects, `RetryError`, `Budget` look-alikes,
+//! `replay()` from JavaScript) is proved by tests/js/*.test.mjs.
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Promise, Reflect, JSON};
-use retryline::web::{clock, replay_js, RetryClient, SharedBudget};
+use retryline::budget::BudgetConfig;
+use retryline::classify::Observed;
+use retryline::record::Decision;
+use retryline::retry_after::RetryAfterForm;
+use retryline::web::{clock, CallOptions, Client, Error, SharedBudget};
+use retryline::{replay, AttemptRecord, Jitter, Loose, Policy, Reason, ReplaySpec};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test;
 
-fn mock_url() -> &'static str {
+#[allow(clippy::option_env_unwrap)] // a clear message when it was not set at build time
+pub fn mock_url() -> &'static str {
     option_env!("RETRYLINE_MOCK_URL").expect("RETRYLINE_MOCK_URL: run the wasm tests through `npm test`")
 }
 
@@ -16,10 +29,7 @@ fn get(value: &JsValue, name: &str) -> JsValue {
     Reflect::get(value, &name.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
-fn json(text: &str) -> JsValue {
-    JSON::parse(text).expect("test JSON")
-}
-
+/// The test's own wire: a plain `fetch`, not retried.
 pub fn fetch_promise(url: &str, init: &JsValue) -> Promise {
     let fetch: Function = get(&js_sys::global(), "fetch").dyn_into().expect("a global fetch");
     fetch.call2(&JsValue::UNDEFINED, &url.into(), init).expect("fetch").dyn_into().unwrap()
@@ -34,9 +44,10 @@ async fn response_json(response: JsValue) -> JsValue {
     JsFuture::from(text.call0(&response).unwrap().dyn_into::<Promise>().unwrap()).await.unwrap()
 }
 
-/// Queues behaviours for `path` at the mock.
-async fn script(path: &str, behaviours: &str) {
-    let body = format!(r#"{{"path":"{path}","behaviours":{behaviours}}}"#);
+/// Queues behaviours for `path` (and `method`, if given) at the mock.
+pub async fn script(path: &str, method: Option<&str>, behaviours: &str) {
+    let method = method.map(|m| format!(r#","method":"{m}""#)).unwrap_or_default();
+    let body = format!(r#"{{"path":"{path}"{method},"behaviours":{behaviours}}}"#);
     let init = Object::new();
     Reflect::set(&init, &"method".into(), &"POST".into()).unwrap();
     Reflect::set(&init, &"body".into(), &body.into()).unwrap();
@@ -57,21 +68,30 @@ pub async fn server_log(path: &str) -> Vec<(f64, f64)> {
         .collect()
 }
 
-fn client(options: &str) -> RetryClient {
-    RetryClient::new(json(options)).expect("valid options")
+pub fn runtime_path(test: &str) -> String {
+    format!("/wasm/{}/{test}", crate::RUNTIME)
 }
 
-/// Runs `client.fetch(url)`; Ok(response) or Err(RetryError).
-async fn run(client: &RetryClient, path: &str, call: JsValue) -> Result<JsValue, JsValue> {
-    JsFuture::from(client.fetch(format!("{}{path}", mock_url()).into(), JsValue::UNDEFINED, call)).await
+pub fn url(path: &str) -> String {
+    format!("{}{path}", mock_url())
 }
 
-fn reason(error: &JsValue) -> String {
-    get(error, "reason").as_string().unwrap_or_default()
+/// A policy from the builder with `jitter: none`, or what the builder refuses.
+fn policy(build: impl FnOnce(retryline::builders::PolicyBuilder) -> retryline::builders::PolicyBuilder) -> Policy {
+    build(Policy::builder().jitter(Jitter::None)).build().expect("a valid policy")
 }
 
-fn records(error: &JsValue) -> Array {
-    get(error, "records").dyn_into().unwrap_or_default()
+fn stopped(result: Result<web_sys::Response, Error>) -> Error {
+    match result {
+        Ok(response) => panic!("expected the call to stop, got status {}", response.status()),
+        Err(error) => error,
+    }
+}
+
+/// Calls `f` after `ms` on the global `setTimeout` (what a caller's UI event would do).
+fn later(ms: i32, f: impl FnOnce() + 'static) {
+    let set_timeout: Function = get(&js_sys::global(), "setTimeout").dyn_into().unwrap();
+    set_timeout.call2(&JsValue::UNDEFINED, &Closure::once_into_js(f), &ms.into()).unwrap();
 }
 
 /// Blocks the thread: what a busy main thread or a throttled tab does to timers.
@@ -80,17 +100,13 @@ fn block_for(ms: f64) {
     while js_sys::Date::now() < until {}
 }
 
-pub fn runtime_path(test: &str) -> String {
-    format!("/wasm/{}/{test}", crate::RUNTIME)
-}
-
 #[wasm_bindgen_test]
 async fn backoff_sleeps_for_real() {
     let path = runtime_path("backoff");
-    script(&path, r#"[{"status":503},{"status":200}]"#).await;
-    let c = client(r#"{"policy":{"jitter":"none","baseDelayMs":300,"maxDelayMs":300,"attemptTimeoutMs":2000}}"#);
-    let response = run(&c, &path, JsValue::UNDEFINED).await.expect("succeeds on the second attempt");
-    assert_eq!(get(&response, "status").as_f64(), Some(200.0));
+    script(&path, None, r#"[{"status":503},{"status":200}]"#).await;
+    let c = Client::new(policy(|p| p.base_delay_ms(300).max_delay_ms(300).attempt_timeout_ms(2000)));
+    let response = c.get(&url(&path), CallOptions::default()).await.expect("succeeds on the second attempt");
+    assert_eq!(response.status(), 200);
     let log = server_log(&path).await;
     assert_eq!(log.len(), 2, "two requests on the wire");
     assert!(log[1].0 - log[0].1 >= 300.0 - 1.0, "waited {} ms", log[1].0 - log[0].1);
@@ -99,77 +115,60 @@ async fn backoff_sleeps_for_real() {
 #[wasm_bindgen_test]
 async fn a_hanging_request_times_out_by_the_attempt_timeout() {
     let path = runtime_path("hang");
-    script(&path, r#"[{"action":"hang"}]"#).await;
-    let c = client(r#"{"policy":{"maxAttempts":1,"attemptTimeoutMs":250,"deadlineMs":5000}}"#);
+    script(&path, None, r#"[{"action":"hang"}]"#).await;
+    let c = Client::new(policy(|p| p.max_attempts(1).attempt_timeout_ms(250).deadline_ms(5000)));
     let started = clock::now();
-    let error = run(&c, &path, JsValue::UNDEFINED).await.expect_err("times out");
+    let error = stopped(c.get(&url(&path), CallOptions::default()).await);
     assert!(clock::now() - started >= 250);
-    assert_eq!(reason(&error), "attempts");
-    let first = records(&error).get(0);
-    assert_eq!(get(&first, "outcome").as_string().as_deref(), Some("timeout"));
-    assert!(get(&first, "endMs").as_f64().unwrap() >= 250.0);
+    assert_eq!(error.reason(), Some(Reason::Attempts), "{error}");
+    let first = &error.records()[0];
+    assert_eq!(first.outcome, Some(Observed::Timeout));
+    assert!(first.end_ms.unwrap() >= 250);
+    assert!(error.to_string().contains("the response was still pending when the last attempt timed out"), "{error}");
     assert_eq!(server_log(&path).await.len(), 1);
 }
 
 #[wasm_bindgen_test]
 async fn an_abort_cancels_a_pending_sleep_at_once() {
     let path = runtime_path("abort-sleep");
-    script(&path, r#"[{"status":503},{"status":200}]"#).await;
-    let c = client(r#"{"policy":{"jitter":"none","baseDelayMs":20000,"maxDelayMs":20000,"deadlineMs":60000}}"#);
+    script(&path, None, r#"[{"status":503},{"status":200}]"#).await;
+    let c = Client::new(policy(|p| p.base_delay_ms(20_000).max_delay_ms(20_000).deadline_ms(60_000)));
     let controller = web_sys::AbortController::new().unwrap();
-    let call = Object::new();
-    Reflect::set(&call, &"signal".into(), &controller.signal()).unwrap();
-    let pending = JsFuture::from(c.fetch(format!("{}{path}", mock_url()).into(), JsValue::UNDEFINED, call.into()));
-    let abort_later = {
-        let controller = controller.clone();
-        Closure::once_into_js(move || controller.abort())
-    };
-    let set_timeout: Function = get(&js_sys::global(), "setTimeout").dyn_into().unwrap();
-    set_timeout.call2(&JsValue::UNDEFINED, &abort_later, &300.into()).unwrap();
+    let options = CallOptions { signal: Some(controller.signal()), ..CallOptions::default() };
+    later(300, move || controller.abort());
     let started = clock::now();
-    let error = pending.await.expect_err("aborted");
-    assert_eq!(reason(&error), "aborted");
+    let error = stopped(c.get(&url(&path), options).await);
+    assert_eq!(error.reason(), Some(Reason::Aborted), "{error}");
     assert!(clock::now() - started < 10_000, "the 20 s sleep was cancelled");
-    let refused = records(&error).get(1);
-    assert_eq!(get(&refused, "decision").as_string().as_deref(), Some("refused"));
+    assert_eq!(error.records()[1].decision, Decision::Refused);
     assert_eq!(server_log(&path).await.len(), 1, "nothing sent after the abort");
 }
 
 #[wasm_bindgen_test]
 async fn an_abort_cancels_the_request_in_flight() {
     let path = runtime_path("abort-flight");
-    script(&path, r#"[{"action":"hang"}]"#).await;
-    let c = client(r#"{"policy":{"attemptTimeoutMs":20000,"deadlineMs":60000}}"#);
+    script(&path, None, r#"[{"action":"hang"}]"#).await;
+    let c = Client::new(policy(|p| p.attempt_timeout_ms(20_000).deadline_ms(60_000)));
     let controller = web_sys::AbortController::new().unwrap();
-    let call = Object::new();
-    Reflect::set(&call, &"signal".into(), &controller.signal()).unwrap();
-    let pending = JsFuture::from(c.fetch(format!("{}{path}", mock_url()).into(), JsValue::UNDEFINED, call.into()));
-    let set_timeout: Function = get(&js_sys::global(), "setTimeout").dyn_into().unwrap();
-    let abort = Closure::once_into_js(move || controller.abort());
-    set_timeout.call2(&JsValue::UNDEFINED, &abort, &200.into()).unwrap();
-    let error = pending.await.expect_err("aborted");
-    assert_eq!(reason(&error), "aborted");
-    assert_eq!(get(&records(&error).get(0), "outcome").as_string().as_deref(), Some("aborted"));
+    let options = CallOptions { signal: Some(controller.signal()), ..CallOptions::default() };
+    later(200, move || controller.abort());
+    let error = stopped(c.get(&url(&path), options).await);
+    assert_eq!(error.reason(), Some(Reason::Aborted), "{error}");
+    assert_eq!(error.records()[0].outcome, Some(Observed::Aborted));
 }
 
 #[wasm_bindgen_test]
 async fn a_late_wake_is_refused_by_the_gate() {
     let path = runtime_path("late-wake");
-    script(&path, r#"[{"status":503},{"status":200}]"#).await;
+    script(&path, None, r#"[{"status":503},{"status":200}]"#).await;
     // Planned: 503 at ~0, sleep 200 ms, retry by 200 + 1000 ≤ 2500. The thread then stalls 1.6 s.
-    let c = client(
-        r#"{"policy":{"jitter":"none","baseDelayMs":200,"maxDelayMs":200,"attemptTimeoutMs":1000,"deadlineMs":2500}}"#,
-    );
-    let pending =
-        JsFuture::from(c.fetch(format!("{}{path}", mock_url()).into(), JsValue::UNDEFINED, JsValue::UNDEFINED));
-    let stall = Closure::once_into_js(move || block_for(1600.0));
-    let set_timeout: Function = get(&js_sys::global(), "setTimeout").dyn_into().unwrap();
-    set_timeout.call2(&JsValue::UNDEFINED, &stall, &60.into()).unwrap();
-    let error = pending.await.expect_err("the wake comes too late");
-    assert_eq!(reason(&error), "deadline");
-    let refused = records(&error).get(1);
-    assert_eq!(get(&refused, "decision").as_string().as_deref(), Some("refused"));
-    assert!(get(&refused, "remainingMs").as_f64().unwrap() < 1000.0, "less than one attempt timeout was left");
+    let c = Client::new(policy(|p| p.base_delay_ms(200).max_delay_ms(200).attempt_timeout_ms(1000).deadline_ms(2500)));
+    later(60, || block_for(1600.0));
+    let error = stopped(c.get(&url(&path), CallOptions::default()).await);
+    assert_eq!(error.reason(), Some(Reason::Deadline), "the wake comes too late: {error}");
+    let refused = &error.records()[1];
+    assert_eq!(refused.decision, Decision::Refused);
+    assert!(refused.remaining_ms < 1000, "less than one attempt timeout was left");
     assert_eq!(server_log(&path).await.len(), 1);
 }
 
@@ -177,44 +176,54 @@ async fn a_late_wake_is_refused_by_the_gate() {
 async fn retry_after_holds_the_scope_for_every_client_of_a_budget() {
     let held = runtime_path("hold-a");
     let other = runtime_path("hold-b");
-    script(&held, r#"[{"status":429,"retryAfter":"1"},{"status":200}]"#).await;
-    let budget = SharedBudget::new(JsValue::UNDEFINED).unwrap();
-    let options = Object::new();
-    Reflect::set(&options, &"budget".into(), &JsValue::from(budget)).unwrap();
-    let budget_js = get(&options, "budget");
-    Reflect::set(&options, &"policy".into(), &json(r#"{"baseDelayMs":10,"maxDelayMs":10}"#)).unwrap();
-    let a = RetryClient::new(options.clone().into()).unwrap();
-    let b = RetryClient::new(options.into()).unwrap();
-    let first = JsFuture::from(a.fetch(format!("{}{held}", mock_url()).into(), JsValue::UNDEFINED, JsValue::UNDEFINED));
-    // Let A's 429 arrive, then start B in the same scope (the mock's origin).
+    script(&held, None, r#"[{"status":429,"retryAfter":"1"},{"status":200}]"#).await;
+    let budget = SharedBudget::from_config(BudgetConfig::default(), None);
+    let quick = policy(|p| p.base_delay_ms(10).max_delay_ms(10));
+    // B starts once A's client has taken in the 429 (its record), not when the server sent it.
+    let a_heard = Rc::new(RefCell::new(false));
+    let heard = a_heard.clone();
+    let a = Client::builder()
+        .policy(quick.clone())
+        .budget(&budget)
+        .on_attempt(move |r| *heard.borrow_mut() |= r.status == Some(429))
+        .build();
+    let b_records = Rc::new(RefCell::new(Vec::<AttemptRecord>::new()));
+    let seen = b_records.clone();
+    let b =
+        Client::builder().policy(quick).budget(&budget).on_attempt(move |r| seen.borrow_mut().push(r.clone())).build();
+    let first = {
+        let (a, held) = (a.clone(), url(&held));
+        wasm_bindgen_futures::future_to_promise(async move {
+            a.get(&held, CallOptions::default()).await.map(JsValue::from).map_err(|e| e.to_string().into())
+        })
+    };
+    // Let A's 429 arrive and be recorded, then start B in the same scope (the mock's origin).
     let log = loop {
         let log = server_log(&held).await;
-        if log.first().is_some_and(|e| e.1.is_finite()) {
+        if *a_heard.borrow() && log.first().is_some_and(|e| e.1.is_finite()) {
             break log;
         }
     };
-    let snapshot = get(&budget_js, "snapshot").dyn_into::<Function>().unwrap().call0(&budget_js).unwrap();
-    let scopes: Array = snapshot.dyn_into().unwrap();
-    assert!(get(&scopes.get(0), "holdRemainingMs").as_f64().unwrap() > 0.0, "the scope is held");
-    run(&b, &other, JsValue::UNDEFINED).await.expect("B succeeds after the hold");
-    first.await.expect("A succeeds after its wait");
+    b.get(&url(&other), CallOptions::default()).await.expect("B succeeds after the hold");
+    JsFuture::from(first).await.expect("A succeeds after its wait");
     let b_log = server_log(&other).await;
     assert!(b_log[0].0 - log[0].1 >= 1000.0 - 1.0, "B waited for A's boundary: {}", b_log[0].0 - log[0].1);
+    let first_of_b = &b_records.borrow()[0];
+    assert!(first_of_b.provider_wait_ms > 0, "B's first request waited for the scope's hold: {first_of_b:?}");
 }
 
 #[wasm_bindgen_test]
 async fn a_ban_refuses_every_client_of_the_budget_without_sending() {
     let banned = runtime_path("ban-a");
     let other = runtime_path("ban-b");
-    script(&banned, r#"[{"status":418,"retryAfter":"60"}]"#).await;
-    let budget = JsValue::from(SharedBudget::new(JsValue::UNDEFINED).unwrap());
-    let options = Object::new();
-    Reflect::set(&options, &"budget".into(), &budget).unwrap();
-    let a = RetryClient::new(options.clone().into()).unwrap();
-    let b = RetryClient::new(options.into()).unwrap();
-    assert_eq!(reason(&run(&a, &banned, JsValue::UNDEFINED).await.unwrap_err()), "banned");
-    let error = run(&b, &other, JsValue::UNDEFINED).await.unwrap_err();
-    assert_eq!(reason(&error), "banned");
+    script(&banned, None, r#"[{"status":418,"retryAfter":"60"}]"#).await;
+    let budget = SharedBudget::from_config(BudgetConfig::default(), None);
+    let a = Client::builder().budget(&budget).build();
+    let b = Client::builder().budget(&budget).build();
+    assert_eq!(stopped(a.get(&url(&banned), CallOptions::default()).await).reason(), Some(Reason::Banned));
+    let error = stopped(b.get(&url(&other), CallOptions::default()).await);
+    assert_eq!(error.reason(), Some(Reason::Banned), "{error}");
+    assert_eq!(error.records().iter().filter(|r| r.is_sent()).count(), 0);
     assert_eq!(server_log(&other).await.len(), 0, "nothing reached the server");
 }
 
@@ -229,43 +238,79 @@ fn the_monotonic_clock_never_goes_back() {
     assert!(clock::wall_now() > 1_700_000_000_000);
 }
 
-#[wasm_bindgen_test]
-fn the_worked_example_replays_in_wasm() {
-    let spec = json(include_str!("../../examples/worked_example.json"));
-    let report = replay_js(spec).unwrap();
-    assert_eq!(get(&report, "wireRequests").as_f64(), Some(4.0));
-    let stop = get(&report, "stop");
-    assert_eq!(get(&stop, "reason").as_string().as_deref(), Some("deadline"));
-    assert_eq!(get(&stop, "atMs").as_f64(), Some(8400.0));
-    let starts: Vec<f64> = get(&report, "records")
-        .dyn_into::<Array>()
-        .unwrap()
-        .iter()
-        .map(|r| get(&r, "startMs").as_f64().unwrap())
-        .collect();
-    assert_eq!(starts, vec![0.0, 1900.0, 4200.0, 6900.0, 10800.0]);
+/// JSON parsed by the platform, as plain data (what `replay` reads its spec from).
+fn loose(value: &JsValue) -> Loose {
+    if value.is_null() || value.is_undefined() {
+        Loose::Absent
+    } else if let Some(b) = value.as_bool() {
+        Loose::Bool(b)
+    } else if let Some(x) = value.as_f64() {
+        Loose::Number(x)
+    } else if let Some(s) = value.as_string() {
+        Loose::Text(s)
+    } else if Array::is_array(value) {
+        Loose::List(Array::from(value).iter().map(|v| loose(&v)).collect())
+    } else {
+        let keys = Object::keys(value.unchecked_ref::<Object>());
+        Loose::Map(keys.iter().map(|k| (k.as_string().unwrap(), loose(&get(value, &k.as_string().unwrap())))).collect())
+    }
 }
 
 #[wasm_bindgen_test]
-fn invalid_options_throw_errors_that_name_the_field() {
-    let error = RetryClient::new(json(r#"{"policy":{"maxAttempts":0}}"#)).err().expect("invalid");
-    assert!(error.is_instance_of::<js_sys::RangeError>());
-    assert!(get(&error, "message").as_string().unwrap().contains("policy.maxAttempts"));
-    let error = RetryClient::new(json(r#"{"retries":3}"#)).err().expect("invalid");
-    assert!(error.is_instance_of::<js_sys::TypeError>());
-    assert!(get(&error, "message").as_string().unwrap().contains("retries"));
+fn the_worked_example_replays_in_wasm() {
+    let spec = JSON::parse(include_str!("../../examples/worked_example.json")).expect("test JSON");
+    let report = replay(ReplaySpec::from_options(&loose(&spec)).expect("the worked example's spec"));
+    assert_eq!(report.wire_requests, 4);
+    assert_eq!(report.stop.reason, Reason::Deadline);
+    assert_eq!(report.stop.at_ms, 8400);
+    let starts: Vec<u64> = report.records.iter().map(|r| r.start_ms).collect();
+    assert_eq!(starts, vec![0, 1900, 4200, 6900, 10800]);
+}
+
+fn invalid_message(result: Result<web_sys::Response, Error>) -> (JsValue, String) {
+    match result {
+        Err(Error::Invalid(error)) => {
+            let message = get(&error, "message").as_string().unwrap_or_default();
+            (error, message)
+        }
+        other => panic!("expected an invalid call, got {other:?}"),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn invalid_options_are_errors_that_name_the_field_and_send_nothing() {
+    let path = runtime_path("invalid");
+    let c = Client::new(Policy::default());
+    let (error, message) =
+        invalid_message(c.get(&url(&path), CallOptions { weight: Some(0), ..CallOptions::default() }).await);
+    assert!(error.is_instance_of::<js_sys::RangeError>() && message.contains("weight"), "{message}");
+    let empty_key = CallOptions { key: Some(String::new()), ..CallOptions::default() };
+    let (error, message) = invalid_message(c.get(&url(&path), empty_key).await);
+    assert!(error.is_instance_of::<js_sys::RangeError>() && message.contains("key"), "{message}");
+    // A URL `fetch` refuses is refused as `fetch` refuses it: the platform's own TypeError.
+    let (error, _) = invalid_message(c.get("http://[", CallOptions::default()).await);
+    assert!(error.is_instance_of::<js_sys::TypeError>(), "{error:?}");
+    match Client::builder().store(&Object::new().into()) {
+        Err(Error::Invalid(error)) => {
+            let message = get(&error, "message").as_string().unwrap_or_default();
+            assert!(error.is_instance_of::<js_sys::TypeError>() && message.contains("store"), "{message}");
+        }
+        _ => panic!("an object without get/set/delete is no store"),
+    }
+    assert_eq!(server_log(&path).await.len(), 0, "nothing was sent");
 }
 
 #[wasm_bindgen_test]
 async fn a_token_budget_paces_concurrent_reads() {
     let path = runtime_path("paced");
-    let options = Object::new();
-    let budget = SharedBudget::new(json(r#"{"capacity":3,"refillPerSecond":5,"reserve":0}"#)).unwrap();
-    Reflect::set(&options, &"budget".into(), &JsValue::from(budget)).unwrap();
-    let c = RetryClient::new(options.into()).unwrap();
+    let config = BudgetConfig::builder().capacity(3).refill_per_second(5.0).reserve(0.0).build().unwrap();
+    let c = Client::builder().budget(&SharedBudget::from_config(config, None)).build();
     let calls: Vec<JsFuture> = (0..13)
         .map(|_| {
-            JsFuture::from(c.fetch(format!("{}{path}", mock_url()).into(), JsValue::UNDEFINED, JsValue::UNDEFINED))
+            let (c, target) = (c.clone(), url(&path));
+            JsFuture::from(wasm_bindgen_futures::future_to_promise(async move {
+                c.get(&target, CallOptions::default()).await.map(JsValue::from).map_err(|e| e.to_string().into())
+            }))
         })
         .collect();
     for call in calls {
@@ -287,16 +332,83 @@ async fn a_token_budget_paces_concurrent_reads() {
 async fn a_retry_after_hidden_by_cors_is_recorded_as_unreadable() {
     let hidden = runtime_path("cors-hidden");
     let hide = r#""headers":{"access-control-expose-headers":"Date"}"#;
-    script(&hidden, &format!(r#"[{{"status":503,"retryAfter":0,{hide}}},{{"status":503,{hide}}}]"#)).await;
-    let c = client(r#"{"policy":{"maxAttempts":2,"baseDelayMs":10,"maxDelayMs":10}}"#);
-    let error = run(&c, &hidden, JsValue::UNDEFINED).await.expect_err("two 503s");
-    let form = get(&records(&error).get(1), "retryAfter").as_string();
-    let expected = if crate::RUNTIME == "chrome" { "unreadable" } else { "seconds" };
-    assert_eq!(form.as_deref(), Some(expected), "hidden Retry-After in {}", crate::RUNTIME);
+    script(&hidden, None, &format!(r#"[{{"status":503,"retryAfter":0,{hide}}},{{"status":503,{hide}}}]"#)).await;
+    let c = Client::new(policy(|p| p.max_attempts(2).base_delay_ms(10).max_delay_ms(10)));
+    let error = stopped(c.get(&url(&hidden), CallOptions::default()).await);
+    let expected = if crate::RUNTIME == "chrome" { RetryAfterForm::Unreadable } else { RetryAfterForm::Seconds };
+    assert_eq!(error.records()[1].retry_after, Some(expected), "hidden Retry-After in {}", crate::RUNTIME);
 
     let exposed = runtime_path("cors-exposed");
-    script(&exposed, r#"[{"status":503,"retryAfter":0},{"status":503}]"#).await;
-    let error = run(&c, &exposed, JsValue::UNDEFINED).await.expect_err("two 503s");
-    let form = get(&records(&error).get(1), "retryAfter").as_string();
-    assert_eq!(form.as_deref(), Some("seconds"), "exposed Retry-After in {}", crate::RUNTIME);
+    script(&exposed, None, r#"[{"status":503,"retryAfter":0},{"status":503}]"#).await;
+    let error = stopped(c.get(&url(&exposed), CallOptions::default()).await);
+    assert_eq!(
+        error.records()[1].retry_after,
+        Some(RetryAfterForm::Seconds),
+        "exposed Retry-After in {}",
+        crate::RUNTIME
+    );
+}
+
+/// A JavaScript value made by `source` (the body of a function that returns it).
+fn made(source: &str) -> JsValue {
+    Function::new_no_args(source).call0(&JsValue::UNDEFINED).expect("test JavaScript")
+}
+
+/// Runs `call` with `globalThis.fetch` replaced by `fake` (tests run one at a time), then puts the
+/// platform's back before anything is asserted.
+async fn with_fetch<F: std::future::Future>(fake: &str, call: F) -> F::Output {
+    let global = js_sys::global();
+    let original = get(&global, "fetch");
+    Reflect::set(&global, &"fetch".into(), &made(&format!("return () => {fake}"))).unwrap();
+    let out = call.await;
+    Reflect::set(&global, &"fetch".into(), &original).unwrap();
+    out
+}
+
+/// Whatever `fetch` resolves with is read through guards: a getter or method that throws, or a
+/// value that is no response, makes a failed attempt whose record says why — never a throw
+/// through wasm, never a crashed instance.
+#[wasm_bindgen_test]
+async fn a_response_that_throws_as_it_is_read_is_a_failed_attempt_that_says_why() {
+    let c = Client::new(policy(|p| p.max_attempts(1)));
+    let cases = [
+        ("Promise.resolve({ get status() { throw new Error('status boom') } })", "reading the response's status threw Error: status boom", false),
+        ("Promise.resolve({ status: 503, headers: { get() { throw new TypeError('header boom') } } })", "reading the response's retry-after header threw TypeError: header boom", false),
+        ("Promise.resolve(42)", "fetch resolved with a number, not a Response", false),
+        ("Promise.resolve({ status: 0, headers: new Headers() })", "an opaque response (status 0) tells nothing of the outcome", false),
+        ("Promise.resolve({ status: 200, headers: new Headers(), arrayBuffer: () => Promise.resolve(new ArrayBuffer(2)), get statusText() { throw new Error('face boom') } })", "reading the response's statusText threw Error: face boom", true),
+        ("Promise.reject(new TypeError('offline', { cause: new Error('ECONNREFUSED') }))", "TypeError: offline (cause: Error: ECONNREFUSED)", false),
+    ];
+    for (fake, expected, read_body) in cases {
+        let options = CallOptions { read_body: Some(read_body), ..CallOptions::default() };
+        let error = stopped(with_fetch(fake, c.get("https://hostile.example/x", options)).await);
+        let record = &error.records()[0];
+        assert_eq!(error.reason(), Some(Reason::Attempts), "{fake}: {error}");
+        assert_eq!(record.outcome, Some(Observed::NetworkError), "{fake}");
+        assert_eq!(record.error.as_deref(), Some(expected), "{fake}");
+    }
+    // The instance is intact: a plain call still works.
+    let path = runtime_path("after-hostile");
+    c.get(&url(&path), CallOptions::default()).await.expect("the shell still works");
+}
+
+/// A store is the caller's object: what its methods throw (or a getter on them) is the call's
+/// `store` reason or an invalid store, and an order whose state cannot be claimed is never sent.
+#[wasm_bindgen_test]
+async fn a_store_that_throws_stops_the_order_before_it_is_sent() {
+    let unreadable = made("return { get get() { throw new Error('getter boom') }, set() {}, delete() {} }");
+    match Client::builder().store(&unreadable) {
+        Err(Error::Invalid(error)) => {
+            let message = get(&error, "message").as_string().unwrap_or_default();
+            assert!(message.contains("store.get") && message.contains("getter boom"), "{message}");
+        }
+        _ => panic!("a store whose get cannot be read is refused"),
+    }
+    let throwing = made("return { get() { throw new Error('get boom') }, set() {}, delete() {} }");
+    let c = Client::builder().store(&throwing).expect("a store by its shape").build();
+    let path = runtime_path("store-throws");
+    let error = stopped(c.send("POST", &url(&path), &[], Some("{}"), CallOptions::order("store-throws")).await);
+    assert_eq!(error.reason(), Some(Reason::Store), "{error}");
+    assert!(error.to_string().contains("store.get failed: Error: get boom"), "{error}");
+    assert_eq!(server_log(&path).await.len(), 0, "nothing was sent");
 }

@@ -1,8 +1,10 @@
-//! A dashboard's data layer: prices through retryline's typed client, refused calls explained.
-//! In a Leptos, Yew or Dioxus app, call [`last_price`] from a resource or an effect.
+//! A dashboard's data layer: prices through retryline's typed client, refused calls explained,
+//! and live trades from a stream that reconnects under the same budget.
+//! In a Leptos, Yew or Dioxus app, call [`last_price`] from a resource or an effect, and read
+//! [`trades`] in a task that updates the view.
 
 use js_sys::Reflect;
-use retryline::web::{CallOptions, Client, Error};
+use retryline::web::{CallOptions, Client, Error, Message, Stream, StreamOptions};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
@@ -23,4 +25,31 @@ pub enum PriceError {
     Body(JsValue),
     /// The JSON had no `price`.
     NoPrice,
+}
+
+/// One trade of the exchange's ticker stream.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trade {
+    /// The exchange's sequence number: a gap means ticks were missed while reconnecting.
+    pub seq: u64,
+    /// The price, as the exchange wrote it.
+    pub price: String,
+}
+
+/// The exchange's trade stream (`/ws/ticker`, `query` appended), reconnecting under `options`
+/// and the client's budget: a ban on the REST calls holds it too.
+pub fn trades(client: &Client, exchange: &str, query: &str, options: StreamOptions) -> Result<Stream, Error> {
+    client.stream(&format!("{exchange}/ws/ticker{query}"), options)
+}
+
+/// The trade a message carries, if it is one (`{"e":"trade","seq":…,"p":"…"}`).
+pub fn trade(message: &Message) -> Option<Trade> {
+    let Message::Text(text) = message else { return None };
+    let value = js_sys::JSON::parse(text).ok()?;
+    let field = |name: &str| Reflect::get(&value, &name.into()).ok();
+    if field("e")?.as_string()? != "trade" {
+        return None;
+    }
+    let seq = field("seq")?.as_f64().filter(|n| n.fract() == 0.0 && *n >= 0.0)? as u64;
+    Some(Trade { seq, price: field("p")?.as_string()? })
 }

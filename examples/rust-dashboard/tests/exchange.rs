@@ -12,24 +12,9 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-#[allow(clippy::option_env_unwrap)] // a clear message when it was not set at build time
-fn exchange() -> &'static str {
-    option_env!("RETRYLINE_MOCK_URL").expect("RETRYLINE_MOCK_URL: the mock exchange's URL, at build time")
-}
+mod support;
 
-/// A plain `fetch` to the mock's control routes (not retried: this is the test's own wire).
-async fn control(method: &str, path: &str, body: Option<String>) -> JsValue {
-    let init = js_sys::Object::new();
-    Reflect::set(&init, &"method".into(), &method.into()).unwrap();
-    if let Some(body) = body {
-        Reflect::set(&init, &"body".into(), &body.into()).unwrap();
-    }
-    let fetch: js_sys::Function = Reflect::get(&js_sys::global(), &"fetch".into()).unwrap().dyn_into().unwrap();
-    let url = JsValue::from_str(&format!("{}{path}", exchange()));
-    let promise: js_sys::Promise = fetch.call2(&JsValue::UNDEFINED, &url, &init).unwrap().dyn_into().unwrap();
-    let response: web_sys::Response = JsFuture::from(promise).await.unwrap().dyn_into().unwrap();
-    JsFuture::from(response.json().unwrap()).await.unwrap()
-}
+use support::{control, exchange};
 
 /// Queues the mock's answers for `path` (`behaviours` is its JSON list). The tests run
 /// concurrently: each scripts and counts a path of its own.
@@ -106,7 +91,7 @@ async fn a_retry_that_cannot_finish_before_the_deadline_is_refused_with_reason_d
     let path = "/deadline/ticker";
     let before = server_log(path).await.len();
     script(path, "GET", r#"[{"status":503}]"#).await; // only what is used: nothing left for a rerun
-    // A 1 s backoff plus a 1 s attempt cannot fit in what is left of 1.5 s.
+                                                      // A 1 s backoff plus a 1 s attempt cannot fit in what is left of 1.5 s.
     let policy = Policy::builder()
         .base_delay_ms(1_000)
         .max_delay_ms(1_000)
@@ -181,7 +166,8 @@ async fn an_order_whose_answer_is_lost_is_an_unknown_outcome_then_reconciled_nev
 /// A promise that resolves after `ms`.
 fn sleep(ms: i32) -> JsFuture {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let set_timeout: js_sys::Function = Reflect::get(&js_sys::global(), &"setTimeout".into()).unwrap().dyn_into().unwrap();
+        let set_timeout: js_sys::Function =
+            Reflect::get(&js_sys::global(), &"setTimeout".into()).unwrap().dyn_into().unwrap();
         set_timeout.call2(&JsValue::UNDEFINED, &resolve, &ms.into()).unwrap();
     });
     JsFuture::from(promise)
@@ -209,7 +195,7 @@ async fn dropping_the_future_aborts_the_request_in_flight() {
         .await
     }; // the call's future is dropped here, its request in flight
     assert!(!call_won, "the server was told to answer late");
-    sleep(1_000).await;
+    let _ = sleep(1_000).await;
     let log: Array = control("GET", &format!("/__mock/requests?path={path}"), None).await.dyn_into().unwrap();
     assert_eq!(log.length() as usize, before + 1);
     let outcome = Reflect::get(&log.get(before as u32), &"outcome".into()).unwrap();

@@ -7,7 +7,8 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { capnpModules, startPackageInWorkerd } from "./workerd-harness.mjs";
+import assert from "node:assert/strict";
+import { capnpModules, startPackageInWorkerd, workerdModules } from "./workerd-harness.mjs";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "workerd-coordinator");
 
@@ -15,14 +16,15 @@ function config(dir) {
   const disk = join(dir, "do-storage");
   mkdirSync(disk, { recursive: true });
   const flood = capnpModules(dir, join(fixtures, "worker.js"));
-  copyFileSync(join(fixtures, "coordinator.js"), join(dir, "src", "coordinator.js"));
   copyFileSync(join(fixtures, "front.js"), join(dir, "src", "front.js"));
-  // The coordinator's service: its worker, and the package's durable-object entry beside the
-  // workerd entry it imports ("./workerd.js"), under their names in the package.
-  const coordinator = flood
-    .replace('embed "src/worker.js"', 'embed "src/coordinator.js"')
-    .replace('(name = "js/retryline",', '(name = "js/workerd.js",')
-    .replace(/,?\n  \]$/, ',\n    (name = "js/durable-object.js", esModule = embed "node_modules/retryline/js/durable-object.js"),\n  ]');
+  // The coordinator's service: its worker (src/coordinator.js) and the package's durable-object
+  // entry, whose wasm is the budget alone, under their names in the package.
+  const coordinator = capnpModules(dir, join(fixtures, "coordinator.js"), ["js/durable-object.js"])
+    .replace('embed "src/worker.js"', 'embed "src/coordinator.js"');
+  copyFileSync(join(fixtures, "coordinator.js"), join(dir, "src", "coordinator.js"));
+  copyFileSync(join(fixtures, "worker.js"), join(dir, "src", "worker.js"));
+  const doModules = workerdModules(join(dir, "node_modules", "retryline"), ["js/durable-object.js"]).modules;
+  assert.deepEqual([...doModules].filter(([, k]) => k === "wasm").map(([p]) => p), ["pkg/authority.wasm"], "the Durable Object ships its budget's wasm alone");
   const isolate = (name) => `const ${name} :Workerd.Worker = (
   modules = ${flood},
   compatibilityDate = "2025-09-01",

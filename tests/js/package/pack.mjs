@@ -105,16 +105,15 @@ export function packInfo() {
   packed ??= (async () => {
     const dest = await mkdtemp(join(tmpdir(), "retryline-pack-"));
     process.once("exit", () => rmSync(dest, { recursive: true, force: true }));
-    // pkg/ is shared: someone else's `node scripts/build.mjs` rewrites it in place (wasm-pack,
-    // then wasm-opt over the same file, then the inline copy), so a pack taken meanwhile can hold
-    // a truncated .wasm or a glue/wasm pair from two different builds. Check the tarball, and
-    // build + pack again if it is inconsistent.
+    // pkg/ is shared: someone else's `node scripts/build.mjs` replaces it (under a lock, from a
+    // staging folder), so a pack taken meanwhile could still mix two builds. Check the tarball,
+    // and build + pack again if it is inconsistent.
     let problem;
     for (let attempt = 1; attempt <= 3; attempt++) {
       const result = await withLock("retryline-build.lock", async () => {
         if (process.env.RETRYLINE_PACK_NO_BUILD !== "1") {
           await run(process.execPath, ["scripts/build.mjs", "--quiet"], { cwd: repoRoot, timeout: BUILD_TIMEOUT_MS });
-        } else if (!existsSync(join(repoRoot, "pkg", "retryline_bg.wasm"))) {
+        } else if (!existsSync(join(repoRoot, "pkg", "server.wasm"))) {
           throw new Error("RETRYLINE_PACK_NO_BUILD=1 but pkg/ has not been built");
         }
         const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dest],
@@ -135,29 +134,27 @@ export function packInfo() {
 }
 
 /**
- * Consistency of the packed wasm files: the .wasm is valid, the inline copy holds the same
- * bytes, and the JS glue provides every import the .wasm asks for (wasm-bindgen's import names
- * carry a per-build hash, so glue and wasm from two different builds don't match).
- * Resolves to null when consistent, else to a description of the problem.
+ * Consistency of the packed wasm files: each entry's .wasm is valid, imports nothing (the core's
+ * boundary is plain exports, src/abi) and has the result slot the glue reads; the inline copy holds
+ * the browser's bytes. Resolves to null when consistent, else to a description of the problem.
  */
 export async function checkTarball(tgz) {
   const out = await mkdtemp(join(tmpdir(), "retryline-check-"));
   try {
     await run("tar", ["-xzf", tgz, "-C", out], { cwd: out, timeout: 60_000 });
     const pkg = join(out, "package", "pkg");
-    const wasm = await readFile(join(pkg, "retryline_bg.wasm"));
-    if (!WebAssembly.validate(wasm)) return `pkg/retryline_bg.wasm (${wasm.length} bytes) is not a valid wasm module`;
-    const inline = await readFile(join(pkg, "retryline_inline.js"), "utf8");
+    for (const name of ["browser", "server", "authority"]) {
+      const wasm = await readFile(join(pkg, `${name}.wasm`)).catch(() => null);
+      if (wasm === null) return `pkg/${name}.wasm is missing`;
+      if (!WebAssembly.validate(wasm)) return `pkg/${name}.wasm (${wasm.length} bytes) is not a valid wasm module`;
+      const module = new WebAssembly.Module(wasm);
+      if (WebAssembly.Module.imports(module).length > 0) return `pkg/${name}.wasm imports something`;
+      if (!WebAssembly.Module.exports(module).some((e) => e.name === "rl_slot")) return `pkg/${name}.wasm has no result slot`;
+    }
+    const inline = await readFile(join(pkg, "browser-inline.js"), "utf8");
     const base64 = inline.match(/const base64 = "([^"]*)"/)?.[1];
-    if (base64 === undefined) return "pkg/retryline_inline.js has no base64 string";
-    if (!Buffer.from(base64, "base64").equals(wasm)) return "pkg/retryline_inline.js and pkg/retryline_bg.wasm hold different bytes";
-    const glue = await readFile(join(pkg, "retryline.js"), "utf8");
-    // The shell's JavaScript guard ships as js/guard.js (the glue imports it whole): its exports count.
-    const guard = await readFile(join(out, "package", "js", "guard.js"), "utf8");
-    const provided = (i) => (i.module.endsWith("/js/guard.js") ? guard.includes(`export function ${i.name}(`) : glue.includes(i.name));
-    const missing = WebAssembly.Module.imports(new WebAssembly.Module(wasm))
-      .filter((i) => !provided(i)).map((i) => `${i.module}.${i.name}`);
-    if (missing.length) return `pkg/retryline.js lacks imports the wasm needs (glue and wasm from different builds?): ${missing.slice(0, 3).join(", ")}`;
+    if (base64 === undefined) return "pkg/browser-inline.js has no base64 string";
+    if (!Buffer.from(base64, "base64").equals(await readFile(join(pkg, "browser.wasm")))) return "pkg/browser-inline.js and pkg/browser.wasm hold different bytes";
     return null;
   } finally {
     await rm(out, { recursive: true, force: true });
@@ -228,10 +225,13 @@ export async function installedFiles(dir) {
  * be rewriting at that moment (and which may no longer be the build that was packed).
  */
 export async function importNodeEntry(dir) {
-  const entry = createRequire(join(dir, "package.json")).resolve("retryline");
-  const expected = join(dir, "node_modules", "retryline", "js", "node.js");
-  if (entry !== expected) throw new Error(`Node resolves "retryline" to ${entry}, expected ${expected}`);
-  return import(pathToFileURL(entry).href);
+  // require.resolve takes the "require" condition (pkg/node.cjs); import's is read from the map.
+  const installed = join(dir, "node_modules", "retryline");
+  const required = createRequire(join(dir, "package.json")).resolve("retryline");
+  if (required !== join(installed, "pkg", "node.cjs")) throw new Error(`Node's require resolves "retryline" to ${required}`);
+  const map = JSON.parse(await readFile(join(installed, "package.json"), "utf8")).exports["."].node;
+  if (map.import !== "./js/node.js") throw new Error(`Node's import resolves "retryline" to ${map.import}`);
+  return import(pathToFileURL(join(installed, "js", "node.js")).href);
 }
 
 /**
@@ -239,7 +239,7 @@ export async function importNodeEntry(dir) {
  * fresh project got from the tarball (else null: a later build replaced them).
  */
 export async function importRepoNodeEntry(dir) {
-  for (const f of ["retryline.js", "retryline_bg.wasm"]) {
+  for (const f of ["server-inline.js"]) {
     const [a, b] = await Promise.all([readFile(join(repoRoot, "pkg", f)), readFile(join(dir, "node_modules", "retryline", "pkg", f))])
       .catch(() => [null, null]);
     if (!a || !a.equals(b)) return null;

@@ -42,9 +42,10 @@ const STATIC_IMPORT = /(?:^|[;\s])(?:import|export)\s*(?:[\w$*{}\s,]*?\sfrom\s*)
  * package as shipped: the entry is the "workerd" condition of its exports map, and the rest is the
  * graph of the entry's static relative imports (".js" → esModule, ".wasm" → wasm). A file the
  * tarball lacks, or an export map pointing elsewhere, fails an assertion here.
+ * `roots` (package-relative paths) walks other entries instead (the Durable Object's).
  * Returns { entryPath: "js/workerd.js", entryDir: "js/", modules: Map(package-relative path → kind) }.
  */
-export function workerdModules(pkgDir) {
+export function workerdModules(pkgDir, roots) {
   const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
   const entry = manifest.exports?.["."]?.workerd;
   assert.equal(typeof entry, "string", `package.json exports["."].workerd must be a path, got ${JSON.stringify(entry)}`);
@@ -64,17 +65,18 @@ export function workerdModules(pkgDir) {
       visit(posix.normalize(posix.join(posix.dirname(rel), spec)));
     }
   };
-  visit(entryPath);
+  for (const root of roots ?? [entryPath]) visit(posix.normalize(root));
   return { entryPath, entryDir, modules };
 }
 
 /**
  * Copies `workerFile` (a fixture) to <dir>/src/worker.js and renders the capnp value of a
  * Workerd.Worker's `modules`: the worker, then the package's workerd modules embedded verbatim
- * from <dir>/node_modules/retryline, named as explained at the top of this file.
+ * from <dir>/node_modules/retryline, named as explained at the top of this file. `roots`, if
+ * given, are the package files whose module graphs the worker gets instead of the workerd entry's.
  */
-export function capnpModules(dir, workerFile) {
-  const { entryPath, entryDir, modules } = workerdModules(join(dir, "node_modules", "retryline"));
+export function capnpModules(dir, workerFile, roots) {
+  const { entryPath, entryDir, modules } = workerdModules(join(dir, "node_modules", "retryline"), roots);
   mkdirSync(join(dir, "src"), { recursive: true });
   copyFileSync(workerFile, join(dir, "src", "worker.js"));
   const lines = [`(name = ${JSON.stringify(`${entryDir}worker.js`)}, esModule = embed "src/worker.js")`];

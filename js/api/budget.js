@@ -1,0 +1,103 @@
+// `new Budget(options)`: one core budget shared by every client that holds it — per-scope token
+// buckets with a priority reserve, a retry quota, and the provider's holds and bans. How it is
+// shared beyond this realm is the entry's: across tabs (`share`, browsers) or isolates
+// (`coordinator`, workerd), each a module of its own that the entry plugs in.
+
+import { THREW, encodeFields } from "../core/wire.js";
+import { invalid } from "../core/instance.js";
+import { now, wall } from "../platform/clock.js";
+import { optionKeys, unreadable, wrongType } from "./invalid.js";
+
+/** The budget behind each genuine Budget: a look-alike finds nothing here. */
+const budgets = new WeakMap();
+
+export function defineBudget(core, sharing) {
+  const x = core.x;
+  const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry((h) => x.rl_budget_free(h)) : null;
+
+  class Budget {
+    #inner;
+
+    /** @throws {TypeError | RangeError} naming the invalid field. */
+    constructor(options) {
+      // Each field is read once; a getter that throws is named by the core, as options.<field>.
+      const fields = [];
+      const given = {};
+      let namespace;
+      for (const key of optionKeys("Budget", options)) {
+        let value;
+        try {
+          value = options[key];
+        } catch (error) {
+          if (key === "coordinator") throw unreadable("Budget", key, error);
+          fields.push([key, THREW, error]);
+          continue;
+        }
+        if (key === "coordinator") namespace = value;
+        else {
+          fields.push([key, value]);
+          given[key] = value;
+        }
+      }
+      const { text, numbers } = encodeFields(fields);
+      core.putNumbers(numbers);
+      const [len] = core.put([text]);
+      const handle = x.rl_budget_new(len);
+      if (handle === 0) throw invalid(core, "Budget");
+      const share = typeof given.share === "string" ? given.share : undefined;
+      const inner = { handle, shared: null, share: undefined, sharing: () => "local" };
+      try {
+        if (namespace !== undefined && namespace !== null) {
+          if (sharing.coordinator === undefined) {
+            throw new TypeError("Budget: coordinator is a Durable Object namespace, which only workerd has: use retryline's workerd entry there");
+          }
+          sharing.coordinator(inner, core, namespace, share ?? "retryline", given);
+        } else if (share !== undefined && sharing.tabs !== undefined) {
+          // Where the platform cannot share (no Web Locks or IndexedDB), the budget is this realm's own.
+          sharing.tabs(inner, core, share);
+        }
+      } catch (error) {
+        x.rl_budget_free(handle);
+        throw error;
+      }
+      this.#inner = inner;
+      budgets.set(this, inner);
+      freed?.register(this, handle, this);
+    }
+
+    /** The name it is shared under across tabs; undefined where it works alone. */
+    get share() {
+      return this.#inner.share;
+    }
+
+    /** How it is kept: "local", "tabs", "coordinator" or "unreachable". */
+    get sharing() {
+      return this.#inner.sharing();
+    }
+
+    /** Each scope: tokens, retry quota, holds and bans with their ends (wall-clock ms), queued operations. */
+    snapshot() {
+      x.rl_budget_snapshot(this.#inner.handle, now(), wall());
+      const scopes = core.json();
+      const sharing = this.#inner.sharing();
+      for (const scope of scopes) scope.sharing = sharing;
+      return scopes;
+    }
+
+    /** Releases its memory in the wasm instance (optional; garbage collection does it too). */
+    free() {
+      freed?.unregister(this);
+      x.rl_budget_free(this.#inner.handle);
+      this.#inner.handle = 0;
+    }
+  }
+
+  return Budget;
+}
+
+/** The budget of a genuine `Budget`; throws the context's TypeError for anything else. */
+export function budgetOf(context, value) {
+  const inner = value !== null && typeof value === "object" ? budgets.get(value) : undefined;
+  if (inner === undefined) throw wrongType(context, "budget", "a Budget (new Budget())", value);
+  return inner;
+}

@@ -1,0 +1,216 @@
+// `client.stream(url, options)`: a WebSocket that reconnects under a policy and the client's
+// budget. The stream object is made here, synchronously (options checked, the core's machine
+// begun); drivers/stream.js, loaded with the first stream, opens the sockets and runs the timers.
+
+import { encode } from "../core/wire.js";
+import { invalid } from "../core/instance.js";
+import { callback, field, optionKeys, signal, wrongType } from "./invalid.js";
+import { familyOf, withFamily } from "./families.js";
+
+/** What a family gives a stream's connection attempts: its scope, weight and policy. */
+const STREAM_FAMILY_FIELDS = ["scope", "weight", "policy"];
+
+const CONTEXT = "stream options";
+const STATES = new Set(["connecting", "open", "stale", "waiting", "stopped"]);
+
+/** `heartbeat: { everyMs, message }`: what to send when nothing was sent or heard for everyMs. */
+function readHeartbeat(value) {
+  if (value === undefined || value === null) return undefined;
+  const read = { everyMs: undefined, message: undefined };
+  for (const key of optionKeys(CONTEXT, value)) {
+    const item = field(CONTEXT, value, key, `heartbeat.${key}`);
+    if (key === "everyMs") {
+      if (typeof item !== "number" || !(item >= 1) || !Number.isFinite(item)) throw new RangeError(`${CONTEXT}: heartbeat.everyMs must be a number of ms ≥ 1, got ${String(item)}`);
+      read.everyMs = item;
+    } else if (key === "message") {
+      if (typeof item !== "string" && typeof item !== "function") throw wrongType(CONTEXT, "heartbeat.message", "a string or a function", item);
+      read.message = item;
+    } else throw new TypeError(`${CONTEXT}: heartbeat.${key} is not an option`);
+  }
+  if (read.everyMs === undefined || read.message === undefined) throw new TypeError(`${CONTEXT}: heartbeat needs everyMs and message`);
+  return read;
+}
+
+/** `protocols`: a string or an array of strings, handed to the WebSocket constructor. */
+function readProtocols(value) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  if (!Array.isArray(value) || !value.every((p) => typeof p === "string")) throw wrongType(CONTEXT, "protocols", "a string or an array of strings", value);
+  return [...value];
+}
+
+/** The WebSocket constructor: the option, or the platform's. */
+function readWebSocket(value) {
+  if (value !== undefined && value !== null) {
+    if (typeof value !== "function") throw wrongType(CONTEXT, "WebSocket", "a WebSocket constructor", value);
+    return value;
+  }
+  let global;
+  try {
+    global = globalThis.WebSocket;
+  } catch {}
+  if (typeof global !== "function") throw new TypeError(`${CONTEXT}: WebSocket must be given where the platform has none (Node before 22: WebSocket from the "ws" package)`);
+  return global;
+}
+
+/** The options the glue reads itself, and `core`: what the core checks (policy, scope, weight, watches). */
+export function readStreamOptions(options) {
+  const read = { core: {}, WebSocket: undefined, protocols: undefined, onOpen: undefined, resync: undefined, heartbeat: undefined, onAttempt: undefined, signal: undefined };
+  for (const key of optionKeys(CONTEXT, options)) {
+    const value = field(CONTEXT, options, key);
+    switch (key) {
+      case "WebSocket":
+        read.WebSocket = value;
+        break;
+      case "protocols":
+        read.protocols = readProtocols(value);
+        break;
+      case "onOpen":
+      case "resync":
+      case "onAttempt":
+        read[key] = callback(CONTEXT, key, value);
+        break;
+      case "heartbeat":
+        read.heartbeat = readHeartbeat(value);
+        break;
+      case "signal":
+        if (value !== undefined && value !== null) read.signal = signal(CONTEXT, key, value);
+        break;
+      default:
+        read.core[key] = value;
+    }
+  }
+  read.WebSocket = readWebSocket(read.WebSocket);
+  return read;
+}
+
+/** The URL as a string, which must be ws:, wss:, http: or https:. */
+function readUrl(url) {
+  let text;
+  try {
+    text = typeof url === "string" ? url : String(url);
+  } catch (error) {
+    throw new TypeError(`stream: url could not be read as a string`, { cause: error });
+  }
+  let parsed;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw new TypeError(`stream: url must be an absolute ws:, wss:, http: or https: URL`);
+  }
+  if (!["ws:", "wss:", "http:", "https:"].includes(parsed.protocol)) throw new TypeError(`stream: url must be a ws:, wss:, http: or https: URL, got ${parsed.protocol}`);
+  return parsed.href.replace(/^http/, "ws");
+}
+
+/** Defines `RetryStream` over `core`; `load()` gives drivers/stream.js. */
+export function defineStream(core, load) {
+  const x = core.x;
+
+  class RetryStream extends EventTarget {
+    #s;
+
+    constructor(s) {
+      super();
+      this.#s = s;
+    }
+
+    /** "connecting" | "open" | "stale" | "waiting" | "stopped". */
+    get state() {
+      return this.#s.state;
+    }
+    /** The URL it connects to (credentials in its query are the caller's to keep out of logs). */
+    get url() {
+      return this.#s.url;
+    }
+    /** When the last message came (Unix ms), or null before the first. */
+    get lastMessageAt() {
+      return this.#s.lastMessageWall;
+    }
+    /** How long it has been stale (ms; 0 while fresh). */
+    get staleForMs() {
+      const since = this.#s.staleSinceWall;
+      return since === null ? 0 : Math.max(0, Date.now() - since);
+    }
+    /** Why it stopped (a RetryReason), once it has. */
+    get reason() {
+      return this.#s.reason;
+    }
+
+    /** Sends on the open connection, paced to `sendPerSecond`. Throws while it is not open. */
+    send(data) {
+      const s = this.#s;
+      if (s.driver === undefined || s.socket === null || s.openedAt === null) {
+        throw new Error(`retryline: stream.send while the stream is ${s.state}: send on an open stream, or subscribe in onOpen, which runs on every connection`);
+      }
+      s.driver.send(s, s.socket, data);
+    }
+
+    /** Reports a gap (a sequence number skipped): the stream is stale until `resync` resolves. */
+    gap() {
+      const s = this.#s;
+      s.driver?.resync(s);
+    }
+
+    /** Closes the stream for good: its socket closed, its timers cleared, a "stop" with "aborted". */
+    close() {
+      const s = this.#s;
+      if (s.driver === undefined) s.closeRequested = true;
+      else s.driver.close(s);
+    }
+  }
+
+  /** `client.stream(url, options)` for a client's internals `c`. */
+  function stream(client, c, url, options) {
+    const href = readUrl(url);
+    const read = readStreamOptions(options);
+    const request = { method: "GET", url: href };
+    const family = c.families?.length ? familyOf(c.families, request) : undefined;
+    if (family !== undefined) {
+      const given = withFamily(family, request, read.core);
+      for (const key of STREAM_FAMILY_FIELDS) if (given[key] !== undefined) read.core[key] = given[key];
+    }
+    const { text, numbers } = encode(read.core);
+    core.putNumbers(numbers);
+    const [urlLen, optsLen, extraLen] = core.put([href, text, ""]);
+    const handle = x.rl_stream_begin(c.handle, c.budget.handle, urlLen, optsLen, extraLen);
+    // The stream holds its client (s.client): a client no one else holds must not be freed under it.
+    if (handle === 0) {
+      if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("stream: the client or its budget was freed");
+      throw invalid(core, CONTEXT);
+    }
+    const s = {
+      client,
+      c,
+      handle,
+      url: href,
+      ...read,
+      sendPerSecond: core.number(0),
+      state: "connecting",
+      reason: undefined,
+      driver: undefined,
+      socket: null,
+      openedAt: null,
+      heardAt: -1,
+      lastMessageWall: null,
+      staleSinceWall: null,
+      closeRequested: false,
+    };
+    const target = new RetryStream(s);
+    s.target = target;
+    Promise.resolve(load()).then(
+      (driver) => {
+        s.driver = driver;
+        driver.run(s);
+      },
+      (error) => {
+        s.state = "stopped";
+        s.reason = "aborted";
+        x.rl_stream_free(handle);
+        target.dispatchEvent(Object.assign(new Event("stop"), { reason: "aborted", error }));
+      },
+    );
+    return target;
+  }
+
+  return { stream, RetryStream, STATES };
+}

@@ -1,0 +1,95 @@
+// Option values in the wire form the core reads (src/abi/wire.rs): the shape of a JSON-like value
+// in text, its numbers apart, so the core never parses a number from text. Every read is guarded:
+// a getter or Proxy trap that throws becomes `!u"what it threw"`, which the core names as the
+// field that could not be read. Nothing here throws.
+
+import { describe } from "../platform/describe.js";
+
+/** Deeper than any option object; stops a cycle. */
+const MAX_DEPTH = 32;
+/** Longer than any option's list; stops a `length` of 2^32 from taking forever. */
+const MAX_ITEMS = 100_000;
+
+/** `{ text, numbers }` of `value`; `regexps` lets RegExps through as such (`redact`). */
+export function encode(value, regexps = false) {
+  const numbers = [];
+  const text = write(value, 0, numbers, regexps);
+  return { text, numbers };
+}
+
+/** An object from fields the glue has read itself: `[key, value]`, or `[key, THREW, error]`
+ * for one whose getter threw. */
+export const THREW = Symbol("threw");
+
+export function encodeFields(pairs) {
+  const numbers = [];
+  let text = "{";
+  for (const [key, value, error] of pairs) {
+    text += JSON.stringify(key) + (value === THREW ? unreadable(error) : write(value, 1, numbers, false));
+  }
+  return { text: `${text}}`, numbers };
+}
+
+const unreadable = (error) => `!u${JSON.stringify(describe(error))}`;
+
+function write(value, depth, numbers, regexps) {
+  switch (typeof value) {
+    case "undefined":
+      return "_";
+    case "boolean":
+      return value ? "t" : "f";
+    case "number":
+      numbers.push(value);
+      return "n";
+    case "string":
+      return JSON.stringify(value);
+    case "function":
+      return "!f";
+    case "symbol":
+      return "!s";
+    case "bigint":
+      return "!b";
+  }
+  if (value === null) return "_";
+  if (depth >= MAX_DEPTH) return "!d";
+  try {
+    if (regexps && value instanceof RegExp) return "!r";
+    if (Array.isArray(value)) {
+      const length = value.length;
+      if (!(length >= 0 && length <= MAX_ITEMS)) return "!l";
+      let out = "[";
+      for (let i = 0; i < length; i++) {
+        let item;
+        try {
+          item = value[i];
+        } catch (error) {
+          out += unreadable(error);
+          continue;
+        }
+        out += write(item, depth + 1, numbers, regexps);
+      }
+      return `${out}]`;
+    }
+    let out = "{";
+    for (const key of Object.keys(value)) {
+      let item;
+      try {
+        item = value[key];
+      } catch (error) {
+        out += `${JSON.stringify(key)}${unreadable(error)}`;
+        continue;
+      }
+      out += JSON.stringify(key) + write(item, depth + 1, numbers, regexps);
+    }
+    return `${out}}`;
+  } catch (error) {
+    return unreadable(error);
+  }
+}
+
+/** Writes `value` into the core's input (after `strings`) and numbers areas; the lengths. */
+export function putWire(core, strings, value, lengths) {
+  const { text, numbers } = value;
+  core.putNumbers(numbers);
+  return core.put([...strings, text], lengths);
+}

@@ -1,0 +1,197 @@
+//! `new RetryClient(options)` and the third argument of `client.fetch`: the options the core
+//! decides on, validated here. The glue reads the JavaScript-valued ones itself (`fetch`,
+//! `budget`, `store`, `onAttempt`, `onEscalation`, a call's `signal` and `onAttempt`) and hands
+//! over the rest, so an unknown field is still refused by name.
+
+use super::invalid;
+use super::io::{self, with_input};
+use super::state::{Client, CLIENTS};
+use crate::budget::Priority;
+use crate::classify::OperationKind;
+use crate::draw::Draws;
+use crate::input::read::{millis, name, whole};
+use crate::input::{Invalid, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
+use crate::json::FromLoose;
+use crate::policy::Policy;
+use crate::redact::normalized_name;
+use crate::text::split_once_byte;
+
+/// The most tokens one request may weigh.
+const MAX_WEIGHT: u64 = 1_000_000;
+
+/// A client from its options (`opts` bytes of wire form) and a seed the glue drew (used unless
+/// the options give one). Returns its handle, or 0 with the error (see [`invalid`]).
+#[no_mangle]
+pub extern "C" fn rl_client_new(opts: u32, entropy: f64) -> u32 {
+    let read = with_input(|input| input.wire(opts).and_then(|o| client(&o, entropy)));
+    match read {
+        Ok(client) => CLIENTS.with(|c| c.insert(client)),
+        Err(error) => invalid(&error),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn rl_client_free(handle: u32) {
+    CLIENTS.with(|c| c.remove(handle));
+}
+
+/// `text` (`len` bytes; a URL when `url` is 1) redacted as the client redacts, with `extra` more
+/// decoded names (`extra` bytes, NUL-separated: the names that matched the caller's `RegExp`s).
+#[no_mangle]
+pub extern "C" fn rl_redact(client: u32, len: u32, url: u32, extra: u32) {
+    let out = with_input(|input| {
+        let text = input.text(len);
+        let extra = names(input.text(extra));
+        CLIENTS.with(|c| match c.get(client) {
+            Some(client) => client.redact(text, url == 1, &extra),
+            None => crate::redact::redact_text_with(text, &|_| false),
+        })
+    });
+    io::output(out);
+}
+
+/// The decoded names of the query parameters in `text` (`len` bytes), NUL-separated: what the glue
+/// tests the caller's `RegExp`s on.
+#[no_mangle]
+pub extern "C" fn rl_parameter_names(len: u32) {
+    let names = with_input(|input| crate::redact::parameter_names(input.text(len)));
+    // Pushed one by one: `join` panics (with formatted messages) on an overflowing length.
+    let mut out = String::new();
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            out.push('\0');
+        }
+        out.push_str(name);
+    }
+    io::output(out);
+}
+
+/// The names in `text`, NUL-separated (empty ones skipped).
+pub fn names(text: &str) -> Vec<&str> {
+    // Bytewise, not `split('\0')`: the char searcher brings slice-index panics and `fmt`.
+    let mut names = Vec::new();
+    let mut rest = text;
+    loop {
+        let (name, after) = split_once_byte(rest, 0).unwrap_or((rest, ""));
+        if !name.is_empty() {
+            names.push(name);
+        }
+        if after.is_empty() {
+            return names;
+        }
+        rest = after;
+    }
+}
+
+fn client(options: &Loose, entropy: f64) -> Result<Client, Invalid> {
+    let mut policy = Policy::default();
+    let mut seed = None;
+    let mut draws = Vec::new();
+    let mut secrets = Vec::new();
+    for (field, value) in options.fields("options")? {
+        match field.as_str() {
+            "policy" => policy = Policy::read(value)?,
+            "seed" if value.is_absent() => {}
+            "seed" => seed = Some(whole("seed", value, 0, MAX_SAFE_INTEGER)?),
+            "draws" if value.is_absent() => {}
+            "draws" => draws = crate::replay::each("draws", value, |_, v| millis("", v))?,
+            "readBody" => flag("readBody", value).map(|_| ())?,
+            "redact" if value.is_absent() => {}
+            "redact" => secrets = secret_names(value)?,
+            _ => return Err(InvalidOption::boxed(field, Problem::UnknownField)),
+        }
+    }
+    let seed = seed.unwrap_or(if entropy.is_finite() && entropy >= 0.0 { entropy as u64 } else { 0 });
+    Ok(Client { policy, draws: Draws::scripted(draws, seed), secrets })
+}
+
+/// `redact`: names (compared without case or separators) and `RegExp`s, which the glue tests.
+fn secret_names(value: &Loose) -> Result<Vec<String>, Invalid> {
+    let mut names = Vec::new();
+    let items = crate::replay::each("redact", value, |_, item| match item {
+        Loose::Text(name) if normalized_name(name).is_empty() => Err(InvalidOption::boxed("", Problem::Empty)),
+        Loose::Text(name) => Ok(Some(normalized_name(name))),
+        Loose::Other("a RegExp") => Ok(None),
+        other => {
+            Err(InvalidOption::boxed("", Problem::WrongType { expected: "a string or a RegExp", found: other.kind() }))
+        }
+    })
+    .map_err(|e| match e.problem {
+        Problem::WrongType { expected: "an array", .. } => InvalidOption::boxed(
+            "redact",
+            Problem::WrongType { expected: "an array of strings and RegExps", found: value.kind() },
+        ),
+        _ => e,
+    })?;
+    names.extend(items.into_iter().flatten());
+    Ok(names)
+}
+
+pub fn flag(field: &str, value: &Loose) -> Result<Option<bool>, Invalid> {
+    match value {
+        Loose::Absent => Ok(None),
+        Loose::Bool(b) => Ok(Some(*b)),
+        other => Err(InvalidOption::boxed(field, Problem::WrongType { expected: "a boolean", found: other.kind() })),
+    }
+}
+
+/// The third argument of `client.fetch`, as far as the core decides it.
+pub struct CallSpec {
+    pub policy: Policy,
+    pub operation: Option<OperationKind>,
+    pub priority: Option<Priority>,
+    pub key: Option<String>,
+    pub scope: Option<String>,
+    pub weight: u32,
+}
+
+impl CallSpec {
+    /// A call without options: the client's policy, everything else by default.
+    pub fn of(policy: &Policy) -> CallSpec {
+        CallSpec { policy: policy.clone(), operation: None, priority: None, key: None, scope: None, weight: 1 }
+    }
+
+    /// Reads the call's options over the client's `policy`.
+    pub fn read(options: &Loose, policy: &Policy) -> Result<CallSpec, Invalid> {
+        let mut call = CallSpec::of(policy);
+        let mut deadline = None;
+        for (field, value) in options.fields("options")? {
+            if value.is_absent() {
+                continue;
+            }
+            let f = field.as_str();
+            match f {
+                "policy" => call.policy = policy.read_over(value)?,
+                "operation" => call.operation = Some(operation(value)?),
+                "priority" => call.priority = Some(priority(value)?),
+                "key" => call.key = Some(name(f, value)?),
+                "scope" => call.scope = Some(name(f, value)?),
+                "weight" => call.weight = whole(f, value, 1, MAX_WEIGHT)? as u32,
+                "deadlineMs" => deadline = Some(millis(f, value)?),
+                "readBody" => flag(f, value).map(|_| ())?,
+                _ => return Err(InvalidOption::boxed(f, Problem::UnknownField)),
+            }
+        }
+        if let Some(ms) = deadline {
+            // The call's deadline replaces the policy's; a longer attempt timeout is cut to it.
+            call.policy = call.policy.with_call_deadline("deadlineMs", ms)?;
+        }
+        Ok(call)
+    }
+}
+
+fn operation(value: &Loose) -> Result<OperationKind, Invalid> {
+    OperationKind::from_name(crate::input::read::text("operation", value)?)
+        .ok_or_else(|| InvalidOption::boxed("operation", Problem::UnknownName { allowed: OperationKind::NAMES }))
+}
+
+fn priority(value: &Loose) -> Result<Priority, Invalid> {
+    crate::input::read::text("priority", value)?;
+    // The saved-state reader's table; the error keeps this option's own wording.
+    Priority::read_loose(value).map_err(|_| {
+        InvalidOption::boxed(
+            "priority",
+            Problem::UnknownName { allowed: "\"reconcile\", \"order\", \"read\", \"refresh\"" },
+        )
+    })
+}

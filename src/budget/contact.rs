@@ -1,0 +1,197 @@
+//! The realm's side of a budget kept by a coordinator (docs/shared-budgets.md): when a budget step
+//! must visit the scope's coordinator, what it tells it, how long it waits, and what it takes up
+//! of the answer. The visits themselves are the shell's; this decides them, on the caller's clock.
+
+use super::lease::Lease;
+use super::{Ask, Budget, Priority};
+use crate::sorted_map::SortedMap;
+
+/// How old this realm's news of a scope's holds and bans may be when it sends: a ban answered to
+/// another isolate stops this one within this long (plus one round trip to the coordinator).
+pub const FRESH_MS: u64 = 50;
+/// How long leased tokens stay this realm's before what is left goes back. Tokens are taken when the
+/// coordinator's bucket has them and may be sent up to this much later, so over any window `d` the
+/// provider sees at most `capacity + rate × (d + LEASE_MS)`: kept short.
+pub const LEASE_MS: u64 = 200;
+/// The longest a step waits for the coordinator before it goes on with what it knows.
+pub const CONTACT_MS: u64 = 250;
+/// How far a wall-clock end may move as it is carried between clocks and still be the same end.
+const WALL_SLACK_MS: u64 = 5;
+/// After the coordinator failed to answer, it is asked again this often, and never waited for.
+pub const RETRY_MS: u64 = 1000;
+
+#[derive(Clone, Copy, Default)]
+struct Contact {
+    /// When this realm last heard from the scope's coordinator (monotonic ms; 0: never).
+    heard_at: u64,
+    /// Set while the coordinator is unreachable: it is not waited for again before this instant.
+    retry_at: u64,
+    /// The hold and ban ends (wall ms) the coordinator has from this realm, or told it of.
+    hold_wall: u64,
+    ban_wall: u64,
+}
+
+impl Contact {
+    fn unreachable(&self) -> bool {
+        self.retry_at != 0
+    }
+}
+
+/// One visit to a scope's coordinator: what it is told, and how long the step waits for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Visit {
+    /// Tokens to lease (0: news only).
+    pub weight: u32,
+    /// The priority they are for.
+    pub priority: Priority,
+    /// The earliest instant (wall ms) they start: a retry's after its wait, so that a lease
+    /// (good for [`LEASE_MS`] from its start) is not spent while the retry sleeps.
+    pub earliest_wall: u64,
+    /// The latest instant (wall ms) they may start.
+    pub latest_wall: u64,
+    /// Tokens of an expired lease that were never started.
+    pub returned: u64,
+    /// This realm's hold and ban ends on the scope (wall ms, 0: none).
+    pub hold_wall: u64,
+    /// See `hold_wall`.
+    pub ban_wall: u64,
+    /// How long the step waits for the answer (ms); 0 with `background`: not at all.
+    pub within: u64,
+    /// It goes on in the background: the step does not wait for it.
+    pub background: bool,
+}
+
+/// What this realm knows of each scope's coordinator.
+#[derive(Default)]
+pub struct Contacts {
+    scopes: SortedMap<String, Contact>,
+}
+
+impl Contacts {
+    /// Whether the coordinator of any scope this realm used has stopped answering.
+    pub fn unreachable(&self) -> bool {
+        self.scopes.values().any(Contact::unreachable)
+    }
+
+    fn contact(&self, scope: &str) -> Contact {
+        self.scopes.get(scope).copied().unwrap_or_default()
+    }
+
+    /// Before a budget step of `ask`: a lease with room for its attempt, and news no older than
+    /// [`FRESH_MS`], waited for no longer than [`CONTACT_MS`] nor past the `deadline`. A coordinator
+    /// that did not answer is asked again in the background at most every [`RETRY_MS`], while this
+    /// realm spends its own bucket once the lease has no room.
+    pub fn before(&mut self, budget: &mut Budget, ask: &Ask, now: u64, wall: u64, deadline: u64) -> Option<Visit> {
+        let to_wall = |at: u64| wall.saturating_add(at.saturating_sub(now));
+        let starts = (to_wall(ask.earliest), to_wall(ask.latest));
+        let contact = self.contact(ask.scope);
+        let lease = budget.lease(ask.scope);
+        let room = lease.is_some_and(|l| now < l.until && l.start(ask.weight, ask.earliest).is_some());
+        if contact.unreachable() {
+            if !room {
+                budget.set_lease(ask.scope, None);
+            }
+            if now < contact.retry_at {
+                return None;
+            }
+            self.scopes.get_or_insert_with(ask.scope, Contact::default).retry_at = now.saturating_add(RETRY_MS);
+            return Some(visit(budget, ask.scope, 0, ask.priority, starts, (now, wall), CONTACT_MS, true));
+        }
+        if room && now < contact.heard_at.saturating_add(FRESH_MS) {
+            return None;
+        }
+        // Only news is needed while the lease has room: tokens taken and not sent are slack.
+        let weight = if room { 0 } else { ask.weight };
+        let within = CONTACT_MS.min(deadline.saturating_sub(now));
+        Some(visit(budget, ask.scope, weight, ask.priority, starts, (now, wall), within, false))
+    }
+
+    /// After a budget step on `scope`: a hold or ban it set reaches the coordinator before the
+    /// step's operation goes on (waited for no longer than [`CONTACT_MS`] nor past the deadline:
+    /// a visit cut short by the deadline still arrives, it is only not waited for).
+    pub fn after(
+        &mut self,
+        budget: &mut Budget,
+        scope: &str,
+        priority: Priority,
+        now: u64,
+        wall: u64,
+        deadline: u64,
+    ) -> Option<Visit> {
+        let contact = self.contact(scope);
+        let (hold_wall, ban_wall) = budget.waits_wall(scope, now, wall);
+        // Wall ends drift by a ms as they move between clocks: only a later end is news.
+        let news = |end: u64, known: u64| end > known.saturating_add(WALL_SLACK_MS);
+        if contact.unreachable() || !(news(hold_wall, contact.hold_wall) || news(ban_wall, contact.ban_wall)) {
+            return None;
+        }
+        let within = CONTACT_MS.min(deadline.saturating_sub(now));
+        Some(visit(budget, scope, 0, priority, (0, 0), (now, wall), within, false))
+    }
+
+    /// Takes up the coordinator's answer `[tokens, from, hold, ban]` (wall ms), or notes that it
+    /// is down if it did not answer within the whole [`CONTACT_MS`] (a wait the deadline cut
+    /// proves nothing). `waited` is how long the step waited for it.
+    pub fn answered(
+        &mut self,
+        budget: &mut Budget,
+        scope: &str,
+        answer: Option<[u64; 4]>,
+        waited: u64,
+        now: u64,
+        wall: u64,
+    ) {
+        let contact = self.scopes.get_or_insert_with(scope, Contact::default);
+        let Some([tokens, from, hold, ban]) = answer else {
+            if waited < CONTACT_MS {
+                return;
+            }
+            contact.retry_at = now.saturating_add(RETRY_MS);
+            // Its bucket's tokens are void once this realm stops hearing of them: its own bucket spends.
+            if budget.lease(scope).is_some_and(|l| now >= l.until) {
+                budget.set_lease(scope, None);
+            }
+            return;
+        };
+        let to_mono = |at: u64| now.saturating_add(at.saturating_sub(wall));
+        budget.hold(scope, to_mono(hold));
+        budget.ban(scope, to_mono(ban));
+        if tokens > 0 || from > 0 {
+            let from = to_mono(from);
+            let kept = budget.lease(scope).filter(|l| now < l.until).map_or(0, |l| l.tokens);
+            let lease = Lease { tokens: kept.saturating_add(tokens), from, until: from.saturating_add(LEASE_MS) };
+            budget.set_lease(scope, Some(lease));
+        }
+        *contact = Contact { heard_at: now, retry_at: 0, hold_wall: hold, ban_wall: ban };
+    }
+}
+
+/// A visit that tells the coordinator this realm's holds and bans, and what an expired lease left.
+#[allow(clippy::too_many_arguments)]
+fn visit(
+    budget: &mut Budget,
+    scope: &str,
+    weight: u32,
+    priority: Priority,
+    (earliest_wall, latest_wall): (u64, u64),
+    (now, wall): (u64, u64),
+    within: u64,
+    background: bool,
+) -> Visit {
+    let ended = budget.lease(scope).filter(|l| now >= l.until);
+    if ended.is_some() {
+        budget.set_lease(scope, None);
+    }
+    let (hold_wall, ban_wall) = budget.waits_wall(scope, now, wall);
+    Visit {
+        weight,
+        priority,
+        earliest_wall,
+        latest_wall,
+        returned: ended.map_or(0, |l| l.tokens),
+        hold_wall,
+        ban_wall,
+        within,
+        background,
+    }
+}

@@ -1,0 +1,102 @@
+//! How a [`Client`] is made: [`Client::new`], or [`Client::builder`] for more than a policy.
+
+use std::rc::Rc;
+
+use wasm_bindgen::JsValue;
+
+use super::client::Client;
+use super::error::Error;
+use super::family::{check_families, Family};
+use super::shared_budget::SharedBudget;
+use crate::policy::Policy;
+use crate::record::AttemptRecord;
+use crate::web::drivers::driver::{Driver, Held, Observer};
+use crate::web::platform::errors::invalid;
+use crate::web::platform::store::Store;
+
+/// Builds a [`Client`]: `Client::builder().policy(p).budget(&b).build()`.
+///
+/// # Default
+/// [`Policy::default`], a budget of its own (no token limit; the retry quota on), random jitter,
+/// this client's memory for a store, no observer, bodies not read, no endpoint families.
+#[derive(Default)]
+pub struct ClientBuilder {
+    policy: Option<Policy>,
+    budget: Option<Held>,
+    seed: Option<u64>,
+    store: Option<Store>,
+    observer: Option<Observer>,
+    read_body: bool,
+    families: Vec<Family>,
+}
+
+impl ClientBuilder {
+    /// The policy of every call (default: [`Policy::default`]).
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+
+    /// A budget shared with other clients (and, with a `share` name, the origin's other realms).
+    pub fn budget(mut self, budget: &SharedBudget) -> Self {
+        self.budget = Some(budget.held());
+        self
+    }
+
+    /// Seed for reproducible jitter (default: random).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Where keyed operations keep their state: a JavaScript object with `get`/`set`/`delete`
+    /// (a `Map`, Durable Object storage) or `getItem`/`setItem`/`removeItem` (`localStorage`).
+    /// Default: this client's memory.
+    pub fn store(mut self, store: &JsValue) -> Result<Self, Error> {
+        let store = Store::from_js(store).map_err(|e| Error::Invalid(invalid("store", &e)))?;
+        self.store = Some(store);
+        Ok(self)
+    }
+
+    /// Called with every attempt's record, sent or refused, as it is made.
+    pub fn on_attempt(mut self, observer: impl Fn(&AttemptRecord) + 'static) -> Self {
+        self.observer = Some(Rc::new(observer));
+        self
+    }
+
+    /// Whether calls read the body inside the attempt timeout (default: no; per call too).
+    pub fn read_body(mut self, read: bool) -> Self {
+        self.read_body = read;
+        self
+    }
+
+    /// Endpoint families, first match wins: a call a family takes runs under its options, the
+    /// call's own overriding them field by field (see [`Family`]). `Err` names the first family
+    /// that is not valid, e.g. `families[1] (orders): weight must be at least 1`.
+    pub fn families(mut self, families: impl IntoIterator<Item = Family>) -> Result<Self, Error> {
+        let families: Vec<Family> = families.into_iter().collect();
+        check_families(&families).map_err(Error::Invalid)?;
+        self.families = families;
+        Ok(self)
+    }
+
+    /// The client.
+    pub fn build(self) -> Client {
+        let store = self.store.unwrap_or_else(Store::memory);
+        let policy = self.policy.unwrap_or_default();
+        let driver = Driver::new(policy, self.budget, self.seed, store, self.observer, self.read_body);
+        Client { driver: Rc::new(driver), families: self.families.into() }
+    }
+}
+
+impl Client {
+    /// A client with `policy`, its own budget and an in-memory store.
+    pub fn new(policy: Policy) -> Client {
+        Client::builder().policy(policy).build()
+    }
+
+    /// A builder over the defaults: [`Policy::default`], a budget of its own, memory for a store.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+}

@@ -1,0 +1,74 @@
+//! [`CallOptions`]: what one call asks beyond its client's defaults, checked as the JavaScript
+//! options are before anything is sent.
+
+use web_sys::AbortSignal;
+
+use crate::budget::Priority;
+use crate::classify::OperationKind;
+use crate::input::{name, InvalidOption, Loose, Problem};
+use crate::policy::Policy;
+use crate::web::drivers::call::CallSpec;
+
+/// The most a call may weigh (as the JavaScript `weight` option).
+const MAX_WEIGHT: u32 = 1_000_000;
+
+/// What one call asks beyond the client's defaults; `CallOptions::default()` asks nothing.
+#[derive(Clone, Debug, Default)]
+pub struct CallOptions {
+    /// Replaces the client's policy for this call.
+    pub policy: Option<Policy>,
+    /// `read` or `order` (default: from the method — POST, PUT, PATCH and DELETE are orders).
+    pub operation: Option<OperationKind>,
+    /// Who goes first when the budget is short (default: `order` for orders, `read` otherwise).
+    pub priority: Option<Priority>,
+    /// An order's client id: its state is kept under it, and it is never sent twice.
+    pub key: Option<String>,
+    /// The budget scope (default: the URL's origin).
+    pub scope: Option<String>,
+    /// Tokens this call spends per attempt (default 1).
+    pub weight: Option<u32>,
+    /// This call's own deadline, ms from now (replaces the policy's).
+    pub deadline_ms: Option<u64>,
+    /// Aborting it ends the call with [`Reason::Aborted`](crate::Reason::Aborted).
+    pub signal: Option<AbortSignal>,
+    /// Read the body inside the attempt timeout (default: the client's choice).
+    pub read_body: Option<bool>,
+}
+
+impl CallOptions {
+    /// An order under `key`, its client order id.
+    pub fn order(key: &str) -> CallOptions {
+        CallOptions { operation: Some(OperationKind::Order), key: Some(key.to_owned()), ..CallOptions::default() }
+    }
+
+    /// Checked as the JavaScript options are, into what the driver runs.
+    pub(super) fn checked(self, client_policy: &Policy) -> Result<CallSpec, InvalidOption> {
+        let text = |field: &str, value: Option<String>| value.map(|v| name(field, &Loose::Text(v))).transpose();
+        let weight = self.weight.unwrap_or(1);
+        check_weight(weight)?;
+        let mut policy = self.policy.unwrap_or_else(|| client_policy.clone());
+        if let Some(ms) = self.deadline_ms {
+            policy = policy.with_call_deadline("deadlineMs", ms)?;
+        }
+        Ok(CallSpec {
+            policy,
+            operation: self.operation,
+            priority: self.priority,
+            key: text("key", self.key)?,
+            scope: text("scope", self.scope)?,
+            weight,
+            signal: self.signal,
+            read_body: self.read_body,
+        })
+    }
+}
+
+/// A weight within 1..=[`MAX_WEIGHT`], as the JavaScript `weight` option (a family's too).
+pub(super) fn check_weight(weight: u32) -> Result<(), InvalidOption> {
+    if (1..=MAX_WEIGHT).contains(&weight) {
+        return Ok(());
+    }
+    let problem =
+        if weight == 0 { Problem::TooSmall { min: 1 } } else { Problem::TooLarge { max: u64::from(MAX_WEIGHT) } };
+    Err(InvalidOption::new("weight", problem))
+}

@@ -1,0 +1,193 @@
+//! [`Family`]: an endpoint family declared once on the client — which requests it takes and the
+//! call options they run under — checked as the JavaScript `families` option is.
+//!
+//! The first family whose match takes a request wins; the call's own [`CallOptions`] override
+//! it field by field. **Policies are not merged** (a [`Policy`] is a whole, validated value): the
+//! call's policy, if it gives one, replaces the family's, which replaces the client's.
+
+use std::rc::Rc;
+
+use wasm_bindgen::JsValue;
+
+use super::call_options::{check_weight, CallOptions};
+use crate::budget::Priority;
+use crate::classify::OperationKind;
+use crate::input::{name, InvalidOption, Loose, Problem};
+use crate::policy::Policy;
+use crate::text;
+use crate::web::platform::errors::{invalid, type_error};
+use crate::worksheet::{iso_day, Declared, Docs, Match};
+
+/// What a family's functions are given of a request. `body` is the text body given to
+/// [`Client::send`](super::Client::send); `None` for a `get`, and for a `fetch` of a
+/// `web_sys::Request` (its body cannot be read before it is sent).
+#[derive(Clone, Copy, Debug)]
+pub struct FamilyRequest<'a> {
+    /// As the request has it (`Request` upper-cases the standard methods).
+    pub method: &'a str,
+    /// As the request has it.
+    pub url: &'a str,
+    /// The text body, if the call gave one.
+    pub body: Option<&'a str>,
+}
+
+type WeightFn = Rc<dyn Fn(&FamilyRequest) -> u32>;
+type KeyFn = Rc<dyn Fn(&FamilyRequest) -> Option<String>>;
+
+/// An endpoint family: `Family::new("orders", Match::new(&["POST"], Some(url))).operation(OperationKind::Order)`.
+/// Every option left unset is the client's default; [`ClientBuilder::families`](super::ClientBuilder::families)
+/// checks them.
+#[derive(Clone)]
+pub struct Family {
+    pub(super) name: String,
+    pub(super) matcher: Match,
+    pub(super) operation: Option<OperationKind>,
+    pub(super) scope: Option<String>,
+    pub(super) weight: Option<u32>,
+    pub(super) weight_by: Option<WeightFn>,
+    pub(super) priority: Option<Priority>,
+    pub(super) policy: Option<Policy>,
+    pub(super) key: Option<KeyFn>,
+    pub(super) docs: Option<Docs>,
+}
+
+impl Family {
+    /// The family `name` of the requests `matcher` takes.
+    pub fn new(name: &str, matcher: Match) -> Family {
+        let (operation, scope, weight, weight_by, priority, policy, key, docs) = Default::default();
+        Family { name: name.to_owned(), matcher, operation, scope, weight, weight_by, priority, policy, key, docs }
+    }
+
+    /// `read`, `idempotent` or `order` (default: from the method).
+    pub fn operation(mut self, kind: OperationKind) -> Family {
+        self.operation = Some(kind);
+        self
+    }
+
+    /// The budget scope (default: the request's origin).
+    pub fn scope(mut self, scope: &str) -> Family {
+        self.scope = Some(scope.to_owned());
+        self
+    }
+
+    /// Tokens per attempt.
+    pub fn weight(mut self, tokens: u32) -> Family {
+        (self.weight, self.weight_by) = (Some(tokens), None);
+        self
+    }
+
+    /// Tokens per attempt, from the request (e.g. more for a ticker of every symbol).
+    pub fn weight_by(mut self, weight: impl Fn(&FamilyRequest) -> u32 + 'static) -> Family {
+        let weight: WeightFn = Rc::new(weight);
+        (self.weight, self.weight_by) = (None, Some(weight));
+        self
+    }
+
+    /// Who goes first when the budget is short.
+    pub fn priority(mut self, priority: Priority) -> Family {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// Replaces the client's policy for the family's calls (a call's own policy replaces it).
+    pub fn policy(mut self, policy: Policy) -> Family {
+        self.policy = Some(policy);
+        self
+    }
+
+    /// Finds the operation's identity (e.g. the client order id in the body), when the call gives no key.
+    pub fn key(mut self, key: impl Fn(&FamilyRequest) -> Option<String> + 'static) -> Family {
+        self.key = Some(Rc::new(key));
+        self
+    }
+
+    /// The provider's documentation: its page, the date it was checked, the statuses it calls final.
+    pub fn docs(mut self, docs: Docs) -> Family {
+        self.docs = Some(docs);
+        self
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the worksheet is told of it.
+    pub(super) fn declared(&self) -> Declared<'_> {
+        let (scope, docs) = (self.scope.as_deref(), self.docs.as_ref());
+        Declared { name: &self.name, matcher: &self.matcher, scope, weight_by_request: self.weight_by.is_some(), docs }
+    }
+
+    /// Its options under the call's own `given` (which win field by field) for `request`.
+    /// Its functions run here, only where the call leaves their field unset.
+    pub(super) fn under(&self, given: CallOptions, request: &FamilyRequest) -> Result<CallOptions, JsValue> {
+        let context = || text::join(&["fetch: family \"", &self.name, "\""]);
+        let weight = match (&given.weight, &self.weight_by) {
+            (None, Some(weight)) => {
+                let tokens = weight(request);
+                check_weight(tokens).map_err(|e| invalid(&context(), &e))?;
+                Some(tokens)
+            }
+            _ => self.weight,
+        };
+        let key = match (&given.key, &self.key) {
+            (None, Some(key)) => key(request),
+            _ => None,
+        };
+        Ok(CallOptions {
+            policy: given.policy.or_else(|| self.policy.clone()),
+            operation: given.operation.or(self.operation),
+            priority: given.priority.or(self.priority),
+            key: given.key.or(key),
+            scope: given.scope.or_else(|| self.scope.clone()),
+            weight: given.weight.or(weight),
+            ..given
+        })
+    }
+}
+
+/// The family's own fields, checked: an error names the field (`weight`, `docs.checked`, …).
+fn check(family: &Family) -> Result<(), InvalidOption> {
+    if let Match::Request { methods, .. } = &family.matcher {
+        if methods.iter().any(String::is_empty) {
+            return Err(InvalidOption::new("match.method", Problem::Empty));
+        }
+    }
+    if let Some(scope) = &family.scope {
+        name("scope", &Loose::Text(scope.clone()))?;
+    }
+    family.weight.map_or(Ok(()), check_weight)?;
+    let Some(docs) = &family.docs else { return Ok(()) };
+    if docs.checked.as_deref().is_some_and(|c| iso_day(c).is_none()) {
+        let problem = Problem::WrongType { expected: "an ISO date (YYYY-MM-DD)", found: "another string" };
+        return Err(InvalidOption::new("docs.checked", problem));
+    }
+    if docs.final_statuses.iter().any(|s| !(100..=599).contains(s)) {
+        return Err(InvalidOption::new("docs.final", Problem::NotAStatus));
+    }
+    Ok(())
+}
+
+/// The `families` of a client, checked in order: the first error, named `families[1] (orders): …`.
+pub(super) fn check_families(families: &[Family]) -> Result<(), JsValue> {
+    for (i, family) in families.iter().enumerate() {
+        let at = text::join(&["families[", &text::number(i as u64), "]"]);
+        if family.name.is_empty() {
+            return Err(invalid(&at, &InvalidOption::new("name", Problem::Empty)));
+        }
+        let named = text::join(&[&at, " (", &family.name, ")"]);
+        if families[..i].iter().any(|earlier| earlier.name == family.name) {
+            return Err(type_error(&text::join(&[
+                &named,
+                ": name \"",
+                &family.name,
+                "\" is taken by an earlier family",
+            ])));
+        }
+        if matches!(&family.matcher, Match::Request { methods, url: None } if methods.is_empty()) {
+            return Err(type_error(&text::join(&[&named, ": match needs a method or a url"])));
+        }
+        check(family).map_err(|e| invalid(&named, &e))?;
+    }
+    Ok(())
+}

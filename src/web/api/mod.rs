@@ -1,0 +1,28 @@
+//! The Rust API: [`Client`] (made by [`ClientBuilder`]), [`CallOptions`], [`Family`], [`Worksheet`], [`Error`] and
+//! [`Stopped`], [`SharedBudget`], [`Reconciled`]; streams: [`Stream`], [`StreamOptions`],
+//! [`StreamEvent`], [`StreamState`], [`Message`], [`NotOpen`]. It checks what the caller gives and hands it to
+//! the driver; the driver's results come back as these types.
+
+mod builder;
+mod call_options;
+mod client;
+mod error;
+mod family;
+mod reconciled;
+mod shared_budget;
+mod stream;
+mod stream_options;
+mod worksheet;
+
+pub use crate::web::platform::socket::Message;
+/// The worksheet's types are the core's ([`crate::worksheet`]): plain Rust, tested natively.
+pub use crate::worksheet::{Docs, Match, Row as WorksheetRow, TokenBucket, UrlPattern, Weight, Worksheet};
+pub use builder::ClientBuilder;
+pub use call_options::CallOptions;
+pub use client::Client;
+pub use error::{Error, Stopped};
+pub use family::{Family, FamilyRequest};
+pub use reconciled::Reconciled;
+pub use shared_budget::SharedBudget;
+pub use stream::{NotOpen, Stream, StreamEvent, StreamState};
+pub use stream_options::StreamOptions;

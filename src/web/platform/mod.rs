@@ -1,0 +1,39 @@
+//! The platform, bound: everything the shell touches of JavaScript, each call that can run the
+//! caller's code or throw made through a guarded snippet (`*.js` beside these files, one per
+//! concern, each self-contained) or a `catch` import. Nothing here decides anything, and nothing
+//! here knows of an operation: it offers clocks, waits, requests, responses, sockets, stores and locks.
+//!
+//! ```text
+//! values.rs ── values.js    guarded get / call / construct / keys, JSON.parse, entropy
+//!   errors.rs, loose.rs      TypeError/RangeError made; thrown values described; JsValue → Loose
+//! waits.rs ─── waits.js     timers, abort listeners, settling values, the monotonic clock
+//!   clock.rs                 now() and wall_now() (never backwards)
+//!   wake.rs, latch.rs        one callback for every wake-up, a one-shot value
+//!   race.rs, timer.rs        a wait cut by timers and the caller's abort; sleeps
+//!   inbox.rs                 a long-lived driver's wait: values its callbacks post, and one alarm
+//!   abort.rs, spawn.rs       the caller's signals; a Rust future as a promise, or a task
+//! response.rs ─ responses.js an attempt's init; a response's head and face; its body's abort
+//!   request.rs, fetch.rs     the request kept for resending; one attempt on the wire
+//! socket.rs                  a WebSocket: its events to one callback, closed quietly when dropped
+//! store.rs                   where keyed state is kept (the caller's object, or memory)
+//! tabs.rs ──── tabs.js      a budget's state shared across tabs: Web Locks, IndexedDB, BroadcastChannel
+//! ```
+
+pub mod abort;
+pub mod clock;
+pub mod errors;
+pub mod fetch;
+pub mod inbox;
+pub mod latch;
+pub mod loose;
+pub mod race;
+pub mod request;
+pub mod response;
+pub mod socket;
+pub mod spawn;
+pub mod store;
+pub mod tabs;
+pub mod timer;
+pub mod values;
+pub mod waits;
+pub mod wake;

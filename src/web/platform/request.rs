@@ -1,0 +1,119 @@
+//! The request as the caller gave it, ready to be sent again.
+//!
+//! A `Request` is built once per call (it throws as `fetch` would, and it is what a wrapped
+//! `fetch` receives). Without a body, every attempt calls `fetch(template, { signal })`.
+//! A body can be read only once, so it is buffered when the operation starts, and each
+//! attempt gets a `Request` of its own made from the template with that buffer and its signal.
+//! The platform's `fetch` given a bare absolute URL and no init gets the URL itself: it
+//! builds its `Request` anyway, and a second one of ours cost 4 µs and 1.7 KB per call.
+
+use js_sys::Uint8Array;
+use wasm_bindgen::prelude::*;
+use web_sys::{AbortSignal, Request, RequestInit};
+
+use super::race::{Ended, Race};
+use super::response::attempt_init;
+use super::values;
+use crate::canonical_url::is_canonical_http_url;
+use crate::failure::Cut;
+use crate::scope;
+
+pub struct RequestTemplate {
+    /// What each attempt hands `fetch` first: the `Request` built once, or the caller's URL.
+    input: JsValue,
+    /// The `Request` built from the caller's input and init (`None`: a bare URL, sent as it is).
+    template: Option<Request>,
+    body: Option<Uint8Array>,
+    pub method: String,
+    pub url: String,
+}
+
+/// Why the body could not be buffered.
+pub enum Unread {
+    /// The race was cut: the operation stops (`aborted`, `deadline`).
+    Cut(Cut),
+    /// Reading the body failed: rejected with the platform's own error, as `fetch` would.
+    Failed(JsValue),
+}
+
+impl RequestTemplate {
+    /// Reads the caller's request; throws as `fetch` itself would (e.g. a `TypeError` for a bad
+    /// URL).
+    pub fn new(input: &JsValue, init: &JsValue) -> Result<RequestTemplate, JsValue> {
+        if init.is_undefined() || init.is_null() {
+            if let Some(url) = absolute_url(input) {
+                let method = "GET".to_owned();
+                return Ok(RequestTemplate { input: input.clone(), template: None, body: None, method, url });
+            }
+        }
+        let template: Request = values::construct("Request", &[input, init])?
+            .dyn_into()
+            .map_err(|_| js_sys::TypeError::new("the global Request did not make a Request"))?;
+        Ok(RequestTemplate {
+            input: JsValue::from(&template),
+            method: template.method(),
+            url: template.url(),
+            template: Some(template),
+            body: None,
+        })
+    }
+
+    /// The signal the caller attached to the request or its init (a bare URL has none).
+    pub fn signal(&self) -> Option<AbortSignal> {
+        self.template.as_ref().map(Request::signal)
+    }
+
+    pub fn has_body(&self) -> bool {
+        self.template.as_ref().is_some_and(|t| t.body().is_some())
+    }
+
+    /// Reads the body once, unless the race is cut first (a stream that never ends must not
+    /// hold the operation past its deadline).
+    pub async fn buffer(&mut self, race: &Race) -> Result<(), Unread> {
+        let Some(template) = self.template.as_ref().filter(|t| t.body().is_some()) else { return Ok(()) };
+        match race.wait_call(template.array_buffer().map(JsValue::from)).await {
+            Ended::Settled(Ok(bytes)) => {
+                self.body = Some(Uint8Array::new(&bytes));
+                Ok(())
+            }
+            Ended::Settled(Err(error)) => Err(Unread::Failed(error)),
+            Ended::Cut(cut) => Err(Unread::Cut(cut)),
+        }
+    }
+
+    /// `fetch`'s arguments for one attempt: the input and `{ signal }`, or, with a body, a
+    /// fresh `Request` that carries both (a wrapped `fetch` may read or clone it).
+    pub fn for_attempt(&self, signal: &AbortSignal) -> Result<(JsValue, JsValue), JsValue> {
+        let (Some(body), Some(template)) = (&self.body, &self.template) else {
+            return Ok((self.input.clone(), attempt_init(signal)?));
+        };
+        let init = RequestInit::new();
+        init.set_signal(Some(signal));
+        init.set_body(body);
+        Ok((Request::new_with_request_and_init(template, &init)?.into(), JsValue::UNDEFINED))
+    }
+}
+
+/// The serialized form of an absolute http(s) URL string, read without building a `Request`
+/// (and, when it is already in that form, without building a `URL`).
+/// Anything a `Request` would refuse or resolve differently (relative, with credentials) is
+/// left to the `Request`, so that it throws as `fetch` would.
+fn absolute_url(input: &JsValue) -> Option<String> {
+    let text = input.as_string()?;
+    let bytes = text.as_bytes();
+    let starts = |prefix: &[u8]| bytes.get(..prefix.len()).is_some_and(|b| b.eq_ignore_ascii_case(prefix));
+    if !(starts(b"https://") || starts(b"http://")) || bytes.contains(&b'@') {
+        return None;
+    }
+    if is_canonical_http_url(&text) {
+        return Some(text);
+    }
+    let url = values::construct("URL", &[input]).ok()?;
+    values::get(&url, "href").ok()?.as_string()
+}
+
+/// The default scope of a request to `url`: its origin (the core reads an http(s) one, the
+/// platform's `URL` any other).
+pub fn origin(url: &str) -> String {
+    scope::origin(url).unwrap_or_else(|| web_sys::Url::new(url).map(|u| u.origin()).unwrap_or_else(|_| url.to_owned()))
+}

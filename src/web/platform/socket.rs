@@ -1,0 +1,113 @@
+//! A WebSocket of the platform's, as a stream drives it: made through the guarded constructor, its
+//! events handed to one callback, closed quietly (its handlers gone first) when dropped.
+//!
+//! The constructor and every method that can throw go through [`super::values`] or a `catch`
+//! import with no value to leak; the handlers are the typed setters, which a real `WebSocket`
+//! (checked with `instanceof`) never throws from.
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
+
+use super::values::{self, kind};
+use crate::text;
+
+/// A message, as it came from or goes to the socket.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// A text frame.
+    Text(String),
+    /// A binary frame.
+    Binary(Vec<u8>),
+}
+
+/// What a socket did.
+#[derive(Debug)]
+pub enum SocketEvent {
+    Open,
+    Message(Message),
+    /// Closed, before or after it opened (a refused upgrade is a close with 1006 in browsers).
+    Closed {
+        code: u16,
+        reason: String,
+    },
+}
+
+/// A socket and the handlers that feed its events to the callback; dropping it closes it.
+pub struct Socket {
+    ws: WebSocket,
+    // One closure type for the three: each type costs its own glue in the wasm and the JS.
+    _handlers: [Closure<dyn FnMut(JsValue)>; 3],
+}
+
+/// The URL as the platform's `URL` reads it: `(protocol, href)`, e.g. `("wss:", "wss://…/ws")`.
+pub fn parse_url(url: &str) -> Result<(String, String), JsValue> {
+    let parsed = values::construct("URL", &[&JsValue::from_str(url)])?;
+    let read = |name| values::get(&parsed, name).map(|v| v.as_string().unwrap_or_default());
+    Ok((read("protocol")?, read("href")?))
+}
+
+impl Socket {
+    /// `new WebSocket(url, protocols)` with its events handed to `on`; what the constructor threw
+    /// (a `SyntaxError`, a blocked port) as `Err`.
+    pub fn open(url: &str, protocols: &[String], on: Rc<dyn Fn(SocketEvent)>) -> Result<Socket, JsValue> {
+        let url = JsValue::from_str(url);
+        let made = match protocols {
+            [] => values::construct("WebSocket", &[&url])?,
+            _ => {
+                let list: js_sys::Array = protocols.iter().map(|p| JsValue::from_str(p)).collect();
+                values::construct("WebSocket", &[&url, &list])?
+            }
+        };
+        let ws = made.dyn_into::<WebSocket>().map_err(|other| {
+            js_sys::TypeError::new(&text::join(&["new WebSocket gave ", kind(&other), ", not a WebSocket"]))
+        })?;
+        // Bytes as an ArrayBuffer, read at once: a Blob would need a promise per message.
+        ws.set_binary_type(BinaryType::Arraybuffer);
+        let handler = |on: Rc<dyn Fn(SocketEvent)>, read: fn(JsValue) -> SocketEvent| {
+            Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| on(read(event)))
+        };
+        let open = handler(on.clone(), |_| SocketEvent::Open);
+        let message = handler(on.clone(), |event| {
+            SocketEvent::Message(message_of(&event.unchecked_into::<MessageEvent>().data()))
+        });
+        let close = handler(on, |event| {
+            let event = event.unchecked_into::<CloseEvent>();
+            SocketEvent::Closed { code: event.code(), reason: event.reason() }
+        });
+        ws.set_onopen(Some(open.as_ref().unchecked_ref()));
+        ws.set_onmessage(Some(message.as_ref().unchecked_ref()));
+        ws.set_onclose(Some(close.as_ref().unchecked_ref()));
+        Ok(Socket { ws, _handlers: [open, message, close] })
+    }
+
+    /// Sends `message`; what the socket threw (it was not open) as `Err`.
+    pub fn send(&self, message: &Message) -> Result<(), JsValue> {
+        match message {
+            Message::Text(text) => self.ws.send_with_str(text),
+            Message::Binary(bytes) => self.ws.send_with_u8_array(bytes),
+        }
+    }
+}
+
+impl Drop for Socket {
+    fn drop(&mut self) {
+        // Handlers first: its close must tell nothing, and the closures die with this.
+        self.ws.set_onopen(None);
+        self.ws.set_onmessage(None);
+        self.ws.set_onclose(None);
+        let _ = self.ws.close_with_code(1000);
+    }
+}
+
+/// A message's data: a string, or an `ArrayBuffer` (any other kind arrives as no bytes).
+fn message_of(data: &JsValue) -> Message {
+    match data.as_string() {
+        Some(text) => Message::Text(text),
+        None => match data.dyn_ref::<js_sys::ArrayBuffer>() {
+            Some(buffer) => Message::Binary(js_sys::Uint8Array::new(buffer).to_vec()),
+            None => Message::Binary(Vec::new()),
+        },
+    }
+}

@@ -1,0 +1,427 @@
+// Every ```js block of README.md, read from the README at test time (not copied) and run as a
+// module against the loopback mock exchange, with wire counts from the server's own log (issue 26).
+//
+// How a block runs (tests/js/support/readme-blocks.mjs): its text is written to
+// target/test-output/readme/, with only `from "retryline"` / `"retryline/durable-object"` pointed
+// at the repo's entry files, `from "ccxt"` at ccxt whose binance talks to the mock, and the hosts
+// https://api.binance.com and https://api.exchange.example replaced by the mock's 127.0.0.1 URL.
+// The names the README leaves to the reader (client, render, myStore, lookUpStatus, …) come from a
+// one-line prelude, only those the block uses and does not bind itself; a Node block's top-level
+// names are exported after it, for the assertions. A block with `export default { fetch }` is a
+// worker: the test calls its fetch with a Request (in Node), or, for the Durable Object block,
+// bundles it as Wrangler would and serves it with workerd, its binding taken from the README's
+// ```jsonc block.
+//
+// Each expectation below is keyed to its block by a distinctive line of the block. A js block no
+// expectation matches fails the first test, so a new block cannot slip in untested; an expectation
+// whose line is gone from the README fails too.
+//
+// Out of scope: ```sh (commands; `npm test` is what runs them), ```toml and ```rust (the typed
+// Rust API: the same calls are run by examples/rust-dashboard's tests in headless Chrome, as part
+// of `npm test`, though not extracted from this README), and the unlabelled diagram. Any other
+// language fails the first test until someone decides how it runs.
+import { test, before, after, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, rmSync, rmdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import ccxtModule from "ccxt";
+import { WebSocket as WsWebSocket } from "ws";
+import { startMockExchange } from "./mock-exchange.mjs";
+import { rejection } from "./support/rejection.mjs";
+import { exchangeInfo, ticker } from "./support/binance.mjs";
+import { readmeBlocks, setContext, writeBlock } from "./support/readme-blocks.mjs";
+import { startWorkerd } from "./package/workerd-harness.mjs";
+import { bundleLikeWrangler, workerdConfig } from "./support/wrangler-bundle.mjs";
+import { RetryClient, RetryError } from "../../js/node.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const blocks = readmeBlocks(readFileSync(join(root, "README.md"), "utf8"));
+const jsBlocks = blocks.filter((b) => b.lang === "js");
+const NOT_RUN = new Set(["sh", "toml", "rust", ""]); // see the top of this file; "jsonc" is read by the Durable Object test
+const scratch = join(root, "target", "test-output", "readme", `run-${process.pid}`);
+const node = { retryline: join(root, "js", "node.js"), durableObject: join(root, "js", "durable-object.js") };
+const PRICE = "/api/v3/ticker/price";
+const ORDER = "/api/v3/order";
+const price = { symbol: "BTCUSDT", price: "50000.00" };
+
+let mock;
+before(async () => (mock = await startMockExchange({ port: 0 })));
+after(async () => {
+  setContext(null);
+  await mock?.close();
+  rmSync(scratch, { recursive: true, force: true });
+  try {
+    rmdirSync(dirname(scratch)); // target/test-output/readme, if no other run is using it
+  } catch {}
+});
+beforeEach(() => mock.reset());
+
+/** A function that records its calls' arguments in `.calls`. */
+function spy(impl = () => undefined) {
+  const fn = (...args) => (fn.calls.push(args), impl(...args));
+  fn.calls = [];
+  return fn;
+}
+
+/** A Map (a store retryline accepts) that keeps each value written, in order, in `.writes`. */
+class RecordingStore extends Map {
+  writes = [];
+  set(key, value) {
+    this.writes.push([key, value]);
+    return super.set(key, value);
+  }
+}
+
+/** What the README leaves to the reader, fresh for each run of a block. */
+function freeNames() {
+  const clientOrderId = "readme-order-1";
+  return {
+    mockUrl: mock.url, // for the ccxt binance's URLs
+    // The client of the README's first example, which the sentences after it go on using.
+    client: new RetryClient({ policy: { maxAttempts: 4, attemptTimeoutMs: 2000, deadlineMs: 8000 } }),
+    render: spy(),
+    showStale: spy(),
+    myStore: new RecordingStore(),
+    orderUrl: `${mock.url}${ORDER}`,
+    clientOrderId,
+    body: new URLSearchParams({ symbol: "BTCUSDT", side: "BUY", type: "LIMIT", quantity: "0.001", price: "50000", newClientOrderId: clientOrderId }).toString(),
+    // The caller's status lookup: the exchange's order endpoint, mapped to evidence.
+    lookUpStatus: spy(async (id, signal) => {
+      const res = await fetch(`${mock.url}${ORDER}?origClientOrderId=${encodeURIComponent(id)}`, { signal });
+      const order = await res.json();
+      if (res.ok) return { FILLED: "filled", NEW: "open", CANCELED: "canceled", REJECTED: "rejected" }[order.status] ?? "partially-filled";
+      if (order.code === -2013) return "not-found";
+      throw new Error(`status query failed: ${res.status}`);
+    }),
+    apiKey: "readme-key",
+    secret: "readme-secret",
+    url: `${mock.url}${PRICE}?symbol=BTCUSDT`,
+    // Node 20 has no global WebSocket: the README says to pass ws's there.
+    WebSocket: WsWebSocket,
+  };
+}
+/** The names a prelude may give a block: those of freeNames(), the package's exports, and ccxt. */
+const FREE = ["client", "render", "showStale", "myStore", "orderUrl", "clientOrderId", "body", "lookUpStatus", "apiKey", "secret", "url", "WebSocket",
+  "RetryClient", "RetryError", "Budget", "replay", "ccxt"];
+
+let runs = 0;
+/**
+ * Runs a block in Node as a fresh module instance (each run its own evaluation) with `names` as
+ * its free names; resolves with its namespace and what it console.logged, or rejects with what
+ * it threw.
+ */
+async function runBlock(block, names = freeNames()) {
+  const { file } = writeBlock(scratch, block, { entries: node, mockUrl: mock.url, free: FREE });
+  setContext(names);
+  const logged = [];
+  const log = console.log;
+  console.log = (...args) => logged.push(args);
+  try {
+    const module = await import(`${pathToFileURL(file).href}?run=${++runs}`);
+    return { module, logged, names };
+  } finally {
+    console.log = log;
+  }
+}
+
+/** What ccxt's binance asks for as it loads its markets (spot, linear, inverse; with keys, the currencies). */
+function scriptBinanceMarkets({ keys = false } = {}) {
+  mock.script("/api/v3/exchangeInfo", [{ status: 200, body: exchangeInfo }]);
+  mock.script("/fapi/v1/exchangeInfo", [{ status: 200, body: { symbols: [] } }]);
+  mock.script("/dapi/v1/exchangeInfo", [{ status: 200, body: { symbols: [] } }]);
+  if (keys) {
+    mock.script("/sapi/v1/capital/config/getall", [{ status: 200, body: [] }]);
+    mock.script("/sapi/v1/margin/allPairs", [{ status: 200, body: [] }, { status: 200, body: [] }]);
+    mock.script("/sapi/v1/margin/isolated/allPairs", [{ status: 200, body: [] }]);
+  }
+}
+
+const statuses = (path, method) => mock.requests({ path, method }).map((r) => r.status ?? r.outcome);
+
+// ---------------------------------------------------------------------------------------------
+// The expectations, each keyed to its block by a line of it.
+
+const expectations = [
+  {
+    marker: 'const res = await client.fetch("https://api.binance.com/api/v3/ticker/price?symbol=BTCUSDT")',
+    title: "the first example: 503, 503, then 200, resolved within its 8 s deadline",
+    async run(block) {
+      mock.script(PRICE, [{ status: 503 }, { status: 503 }, { status: 200, body: price }]);
+      const { module } = await runBlock(block);
+      assert.equal(module.res.status, 200);
+      assert.deepEqual(await module.res.json(), price);
+      assert.deepEqual(statuses(PRICE), [503, 503, 200]);
+      assert.deepEqual(mock.requests({ path: PRICE }).map((r) => r.query.symbol), ["BTCUSDT", "BTCUSDT", "BTCUSDT"]);
+    },
+  },
+  {
+    marker: "new ccxt.binance({ fetchImplementation: client.asFetch() })",
+    title: "ccxt through asFetch: a 503 retried, the ticker printed; a 418 is still ccxt's DDoSProtection",
+    async run(block) {
+      scriptBinanceMarkets();
+      mock.script("/api/v3/ticker/24hr", [{ status: 503 }, { status: 200, body: ticker }]);
+      const { logged } = await runBlock(block);
+      assert.equal(logged.length, 1);
+      assert.equal(logged[0][0].symbol, "BTC/USDT");
+      assert.equal(logged[0][0].last, 50000);
+      assert.deepEqual(statuses("/api/v3/ticker/24hr"), [503, 200]);
+
+      mock.reset();
+      scriptBinanceMarkets();
+      mock.script("/api/v3/ticker/24hr", [{ status: 418, retryAfter: 60, body: { code: -1003, msg: "Way too many requests; IP banned." } }]);
+      const banned = await rejection(runBlock(block));
+      assert.ok(banned instanceof ccxtModule.DDoSProtection, String(banned));
+      assert.deepEqual(statuses("/api/v3/ticker/24hr"), [418]);
+    },
+  },
+  {
+    marker: "const trades = binance.stream(",
+    title: "streams: the Binance stream subscribes on every open, resyncs from REST, renders trades, and reconnects after a drop",
+    async run(block) {
+      mock.streams.setTickMs(20);
+      mock.script(PRICE, [{ status: 200, body: price }, { status: 200, body: price }]);
+      const { module, names } = await runBlock(block);
+      const until = async (check, what) => {
+        for (let i = 0; !check(); i++) {
+          assert.ok(i < 800, `timed out waiting for ${what}`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      try {
+        await until(() => names.render.calls.length > 0 && module.trades.state === "open", "a rendered trade");
+        assert.equal(typeof names.render.calls[0][0], "string", "render(price, lastMessageAt)");
+        await until(() => statuses(PRICE).length === 1, "the resync's snapshot");
+        mock.streams.dropAll(1012);
+        await until(() => mock.streams.connections({ path: "/stream" }).length === 2 && statuses(PRICE).length === 2, "the reconnect and its resync");
+        await until(() => mock.streams.messages({ path: "/stream" }).length === 2, "the second SUBSCRIBE");
+        const subscribed = mock.streams.messages({ path: "/stream" }).map((m) => JSON.parse(m.data).method);
+        assert.deepEqual(subscribed, ["SUBSCRIBE", "SUBSCRIBE"], "onOpen subscribes on every open");
+      } finally {
+        module.trades.close();
+      }
+      assert.equal(module.trades.state, "stopped");
+      assert.equal(names.showStale.calls.at(-1)[0], "aborted");
+    },
+  },
+  {
+    marker: "const trading = new RetryClient({",
+    title: "families: the worksheet printed has a row per family; a ticker read runs under its family, with its weight",
+    async run(block) {
+      const { module, logged } = await runBlock(block);
+      const text = logged[0][0];
+      assert.match(text, /^\| family \| match \|/);
+      assert.match(text, /\| market data \| `GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/ticker\/\*` \| read \|/);
+      assert.match(text, /\| orders \| `POST\/DELETE http:\/\/127\.0\.0\.1:\d+\/api\/v3\/order` \| order \|/);
+      const rows = module.trading.worksheet().rows;
+      assert.deepEqual(rows.map((r) => [r.family, r.operation, r.policy.maxAttempts]), [["market data", "read", 3], ["orders", "order", 2], [null, "read", 3]]);
+      mock.script(PRICE, [{ status: 503 }, { status: 200, body: price }]);
+      const records = [];
+      await module.trading.fetch(`${mock.url}${PRICE}?symbol=BTCUSDT`, undefined, { onAttempt: (r) => records.push(r) });
+      assert.deepEqual(records.map((r) => [r.family, r.status]), [["market data", 503], ["market data", 200]]);
+      assert.deepEqual(statuses(PRICE), [503, 200]);
+    },
+  },
+  {
+    marker: "const prices = new RetryClient(",
+    title: "the dashboard: a 503 retried under the shared budget, render() given the price; a ban is showStale(\"banned\")",
+    async run(block) {
+      mock.script(PRICE, [{ status: 503 }, { status: 200, body: price }]);
+      const ok = await runBlock(block);
+      assert.deepEqual(ok.names.render.calls, [[price]]);
+      assert.deepEqual(ok.names.showStale.calls, []);
+      assert.deepEqual(statuses(PRICE), [503, 200]);
+      // The used weight the exchange reported (X-MBX-USED-WEIGHT-1M: 2 after two requests) lowered the budget's bucket.
+      const [scope] = ok.module.budget.snapshot();
+      assert.ok(scope.tokens <= 1200 - 2, JSON.stringify(scope));
+
+      mock.reset();
+      mock.script(PRICE, [{ status: 418, retryAfter: 60 }]);
+      const banned = await runBlock(block);
+      assert.deepEqual(banned.names.render.calls, []);
+      assert.equal(banned.names.showStale.calls.length, 1);
+      const [reason, records] = banned.names.showStale.calls[0];
+      assert.equal(reason, "banned");
+      assert.deepEqual(records.filter((r) => r.decision === "sent").map((r) => r.status), [418]);
+      assert.ok(records.filter((r) => r.decision !== "sent").every((r) => r.reason === "banned"), JSON.stringify(records));
+      assert.deepEqual(statuses(PRICE), [418]);
+    },
+  },
+  {
+    marker: "const upstream = new URL(new URL(request.url).pathname",
+    title: "the edge worker: its fetch proxies the path with retries; a 400 rejects with a RetryError",
+    async run(block) {
+      const { module } = await runBlock(block);
+      mock.script(PRICE, [{ status: 503 }, { status: 200, body: price }]);
+      // (The block forwards the path alone: the request's query string does not reach the exchange.)
+      const res = await module.default.fetch(new Request(`http://worker.test${PRICE}?symbol=BTCUSDT`, { headers: { accept: "application/json" } }));
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), price);
+      assert.deepEqual(statuses(PRICE), [503, 200]);
+      assert.equal(mock.requests({ path: PRICE })[0].headers.accept, "application/json", "the request's headers are passed on");
+      mock.script("/api/v3/missing", [{ status: 400, body: { code: -1121, msg: "Invalid symbol." } }]);
+      const error = await rejection(module.default.fetch(new Request("http://worker.test/api/v3/missing")));
+      assert.ok(error instanceof RetryError, String(error));
+      assert.equal(error.reason, "non-retryable");
+      assert.deepEqual(statuses("/api/v3/missing"), [400]);
+    },
+  },
+  {
+    marker: "await orders.reconcile(clientOrderId",
+    title: "an order whose response is lost: sent once, unknown-outcome, reconciled to its fill by lookUpStatus",
+    async run(block) {
+      mock.script(ORDER, [{ action: "execute-then-drop" }], { method: "POST" });
+      const { names } = await runBlock(block);
+      assert.deepEqual(statuses(ORDER, "POST"), ["dropped"]);
+      assert.equal(mock.orders.get(names.clientOrderId)?.status, "FILLED");
+      assert.equal(mock.orders.get(names.clientOrderId)?.duplicates, 0);
+      assert.equal(names.lookUpStatus.calls.length, 1);
+      assert.equal(names.lookUpStatus.calls[0][0], names.clientOrderId);
+      assert.ok(names.lookUpStatus.calls[0][1] instanceof AbortSignal);
+      assert.deepEqual(statuses(ORDER, "GET"), [200]);
+      // The order's state was saved to myStore before it was sent; reconciled, the key is free again.
+      const key = `retryline:${names.clientOrderId}`;
+      assert.ok(names.myStore.writes.some(([k]) => k === key), "the order's state was written to the block's store");
+      assert.equal(names.myStore.has(key), false, "reconciled: nothing left awaiting reconciliation");
+
+      mock.reset();
+      const filled = await runBlock(block); // answered: no reconciliation
+      assert.deepEqual(statuses(ORDER, "POST"), [200]);
+      assert.equal(filled.names.lookUpStatus.calls.length, 0);
+    },
+  },
+  {
+    marker: 'newClientOrderId: "my-order-1"',
+    title: "ccxt orders keyed by their client order id: placed once; a lost one is a NetworkError, not resubmitted",
+    async run(block) {
+      scriptBinanceMarkets({ keys: true });
+      await runBlock(block);
+      assert.deepEqual(statuses(ORDER, "POST"), [200]);
+      assert.equal(new URLSearchParams(mock.requests({ path: ORDER, method: "POST" })[0].body).get("newClientOrderId"), "my-order-1");
+      assert.equal(mock.requests({ path: ORDER, method: "POST" })[0].headers["x-mbx-apikey"], "readme-key");
+      assert.equal(mock.orders.get("my-order-1")?.status, "FILLED");
+
+      mock.reset();
+      scriptBinanceMarkets({ keys: true });
+      mock.script(ORDER, [{ action: "execute-then-drop" }], { method: "POST" });
+      const lost = await rejection(runBlock(block));
+      assert.ok(lost instanceof ccxtModule.NetworkError, String(lost));
+      assert.match(lost.message, /may have executed; reconcile it, do not resubmit/);
+      assert.deepEqual(statuses(ORDER, "POST"), ["dropped"]);
+      assert.equal(mock.orders.get("my-order-1")?.duplicates, 0);
+    },
+  },
+  {
+    marker: 'export { BudgetCoordinator } from "retryline/durable-object"',
+    title: "the worker with a BudgetCoordinator, in workerd with the README's jsonc binding: the price; a 418 bans the scope",
+    run: durableObjectWorker,
+  },
+  {
+    marker: "new RetryClient({ readBody: true })",
+    title: "readBody: a buffering client, and a call that opts out",
+    async run(block) {
+      mock.script(PRICE, [{ status: 200, body: price }, { status: 200, body: price }]);
+      const { module, names } = await runBlock(block);
+      assert.deepEqual(statuses(PRICE), [200]);
+      // The block's client, buffering, answers a call of its own (the body read inside the attempt).
+      const buffered = await module.client.fetch(names.url);
+      assert.equal(buffered.status, 200);
+      assert.deepEqual(await buffered.json(), price);
+      assert.deepEqual(statuses(PRICE), [200, 200]);
+    },
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+
+test("README.md: every js block is run by an expectation below, and every expectation finds its block", () => {
+  assert.ok(jsBlocks.length > 0, "README.md has no js blocks: is the README where this test reads it?");
+  const problems = [];
+  for (const block of blocks) {
+    if (block.lang !== "js" && block.lang !== "jsonc" && !NOT_RUN.has(block.lang)) problems.push(`README.md line ${block.line}: a \`\`\`${block.lang} block no test runs, nor says why not`);
+  }
+  for (const block of jsBlocks) {
+    const matched = expectations.filter((e) => block.code.includes(e.marker));
+    if (matched.length === 0) problems.push(`README.md line ${block.line}: a js block no test runs`);
+    if (matched.length > 1) problems.push(`README.md line ${block.line}: a js block that ${matched.length} expectations claim`);
+  }
+  for (const e of expectations) {
+    const found = jsBlocks.filter((b) => b.code.includes(e.marker));
+    if (found.length !== 1) problems.push(`${found.length} js blocks of README.md have the line ${JSON.stringify(e.marker)} (expected exactly one)`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+for (const e of expectations) {
+  const block = jsBlocks.find((b) => b.code.includes(e.marker));
+  test(`README.md line ${block?.line ?? "?"}: ${e.title}`, async (t) => {
+    assert.ok(block, `no js block of README.md has the line ${JSON.stringify(e.marker)}`);
+    await e.run(block, t);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Durable Object block, as Wrangler would deploy it: bundled by esbuild with the workerd
+// entries (the package's .wasm kept as modules), served by workerd with the README's jsonc
+// binding and migration, in-memory Durable Object storage, and an outbound network that reaches
+// the loopback mock exchange.
+
+async function durableObjectWorker(block, t) {
+  const jsonc = blocks.filter((b) => b.lang === "jsonc");
+  assert.equal(jsonc.length, 1, "the README's wrangler.jsonc fragment");
+  const wrangler = JSON.parse(`{${jsonc[0].code.replace(/(^|\s)\/\/.*$/gm, "$1")}}`);
+  const objects = wrangler.durable_objects.bindings;
+  assert.ok(objects.length > 0, `README.md line ${jsonc[0].line}: no Durable Object binding`);
+  for (const { class_name } of objects) {
+    assert.ok(wrangler.migrations.some((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])].includes(class_name)),
+      `README.md line ${jsonc[0].line}: no migration creates ${class_name}`);
+    assert.match(block.code, new RegExp(`export \\{[^}]*\\b${class_name}\\b`), `the worker exports ${class_name}`);
+  }
+
+  const dir = join(scratch, "durable-object");
+  const { file } = writeBlock(join(dir, "src"), block, {
+    entries: { retryline: join(root, "js", "workerd.js"), durableObject: node.durableObject },
+    mockUrl: mock.url, free: FREE, exportTopLevel: false,
+  });
+  const wasms = await bundleLikeWrangler(file, join(dir, "dist"));
+  const bindings = objects.map(({ name, class_name }) => `(name = ${JSON.stringify(name)}, durableObjectNamespace = ${JSON.stringify(class_name)})`);
+  const namespaces = objects.map(({ class_name }) => `(className = ${JSON.stringify(class_name)}, uniqueKey = ${JSON.stringify(`readme-${class_name}`)})`);
+  const config = workerdConfig({ wasms, compatibilityDate: "2025-01-01", bindings, namespaces });
+  const worker = await startWorkerd({ dir, config });
+  try {
+    mock.script(PRICE, [{ status: 200, body: price }]);
+    assert.deepEqual(await worker.call(PRICE), price);
+    assert.deepEqual(statuses(PRICE), [200]);
+
+    // A 503 whose Retry-After (1 s) outlives the coordinator's lease (200 ms): the retry's tokens
+    // are leased for its start after the wait (they once were leased at once, and void by then).
+    await t.test("a 503 with Retry-After: 1, then 200: retried after the wait", async () => {
+      mock.reset();
+      mock.script(PRICE, [{ status: 503, retryAfter: 1 }, { status: 200, body: price }]);
+      const res = await fetch(`${worker.base}/`, { signal: AbortSignal.timeout(10_000) });
+      assert.equal(res.status, 200, worker.log().split("\n").filter((l) => /RetryError/.test(l)).at(-1));
+      assert.deepEqual(statuses(PRICE), [503, 200]);
+      const [first, second] = mock.requests({ path: PRICE });
+      assert.ok(second.receivedAtMs - first.respondedAtMs >= 1000, "Retry-After honoured at the server");
+    });
+
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // the 503's Retry-After held the scope for 1 s
+
+    // A 418 bans the scope: that call throws (workerd answers 500), and the next is refused unsent.
+    mock.reset();
+    mock.script(PRICE, [{ status: 418, retryAfter: 60 }]);
+    const banned = await fetch(`${worker.base}/`);
+    assert.equal(banned.status, 500);
+    assert.deepEqual(statuses(PRICE), [418]);
+    const seen = worker.log().length;
+    const refused = await fetch(`${worker.base}/`);
+    assert.equal(refused.status, 500);
+    assert.deepEqual(statuses(PRICE), [418], "nothing sent during the ban");
+    // Its uncaught RetryError, in workerd's log (which may come after the 500 it answered).
+    const said = /RetryError: GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/ticker\/price\?symbol=BTCUSDT: banned after 0 requests/;
+    for (const until = Date.now() + 3000; !said.test(worker.log().slice(seen)) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
+    assert.match(worker.log().slice(seen), said);
+  } finally {
+    await worker.stop();
+  }
+}
