@@ -5,29 +5,10 @@
 // Its wasm is the budget alone (pkg/authority.wasm): no fetch path.
 import module from "../pkg/authority.wasm";
 import { bind } from "./core/instance.js";
-import { now, wall } from "./platform/clock.js";
+import { authority, readVisit } from "./platform/authority.js";
 
-const core = bind(new WebAssembly.Instance(module, {}));
-const x = core.x;
+const budgets = authority(bind(new WebAssembly.Instance(module, {})));
 const STATE_KEY = "retryline:budget";
-
-/** The scope's budget from the limits isolates send (JSON) and the state stored last (JSON, or ""). */
-function authority(limits, saved) {
-  let options;
-  let state = null;
-  try {
-    options = JSON.parse(limits);
-  } catch {
-    throw new TypeError("Budget limits are not JSON");
-  }
-  try {
-    if (saved) state = JSON.parse(saved);
-  } catch {}
-  const [limitsLen, savedLen] = core.putValues([options, state]);
-  const handle = x.rl_authority_new(limitsLen, savedLen, now(), wall());
-  if (handle === 0) throw new TypeError(`Budget: ${core.text()}`);
-  return handle;
-}
 
 export class BudgetCoordinator {
   constructor(state, env) {
@@ -46,39 +27,31 @@ export class BudgetCoordinator {
     const { pathname } = new URL(request.url);
     if (request.method === "GET" && pathname === "/snapshot") {
       if (this.handle === 0) return Response.json([]);
-      x.rl_authority_snapshot(this.handle, now(), wall());
-      const scopes = core.json();
+      const scopes = budgets.snapshot(this.handle);
       for (const scope of scopes) scope.sharing = "coordinator";
       return Response.json(scopes);
     }
     if (request.method !== "POST" || pathname !== "/lease") return new Response("not found", { status: 404 });
     let visit;
     try {
-      visit = await request.json();
+      visit = readVisit(await request.json());
     } catch {
       return new Response("the body is not JSON", { status: 400 });
     }
-    const { limits, scope, priority } = visit ?? {};
-    if (typeof limits !== "string" || typeof scope !== "string" || typeof priority !== "string") {
-      return new Response("limits, scope and priority must be strings", { status: 400 });
-    }
+    if (typeof visit === "string") return new Response(visit, { status: 400 });
     try {
-      if (this.limits !== limits) {
+      if (this.limits !== visit.limits) {
         // New limits (a deployment changed them) take up the state kept under the old ones.
         if (this.handle !== 0) {
-          x.rl_authority_save(this.handle, now(), wall());
-          this.saved = core.text();
-          x.rl_authority_free(this.handle);
+          this.saved = budgets.save(this.handle);
+          budgets.free(this.handle);
+          this.handle = 0;
         }
-        this.handle = authority(limits, this.saved);
-        this.limits = limits;
+        this.handle = budgets.open(visit.limits, this.saved);
+        this.limits = visit.limits;
       }
-      const n = (k) => (Number.isFinite(visit[k]) && visit[k] >= 0 ? visit[k] : 0);
-      const [scopeLen, priorityLen] = core.put([scope, priority]);
-      x.rl_authority_lease(this.handle, scopeLen, priorityLen, now(), wall(), n("weight"), n("earliest"), n("latest"), n("returned"), n("hold"), n("ban"));
-      const answer = [0, 1, 2, 3].map((i) => core.number(i));
-      x.rl_authority_save(this.handle, now(), wall());
-      this.saved = core.text();
+      const answer = budgets.lease(this.handle, visit);
+      this.saved = budgets.save(this.handle);
       // Not awaited: the Durable Object's output gate holds the answer until the write is durable.
       this.state.storage.put(STATE_KEY, this.saved);
       return Response.json(answer);

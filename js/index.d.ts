@@ -469,7 +469,26 @@ export interface BudgetOptions extends ScopeLimits {
    * each isolate's own.
    */
   coordinator?: DurableObjectNamespaceLike;
+  /**
+   * Node (also Bun and Deno): keeps this budget with every process — on this machine or others — whose budget
+   * names the same Redis and `share` (default "retryline"): a `redis://` or `rediss://` URL (the client is made
+   * with ioredis, or node-redis where only that is installed: an optional peer dependency), or a client you made
+   * (ioredis, or node-redis 4 and later, connected). It speaks the coordinator's protocol with Redis as the store:
+   * each process runs the scope's authority on the state it reads and writes it back by compare-and-set (one Lua
+   * script), so the bound, the 50 ms news of holds and bans and the fallback are the coordinator's. Each scope is
+   * one hash, `retryline:budget:<share>:<scope>`, which expires 10 minutes after its last visit (or when its hold or
+   * ban ends, if later). A Redis that is down or slow is waited for at most 250 ms (never past a call's deadline);
+   * meanwhile `budget.sharing` is "unreachable", the process spends its own bucket with the holds and bans it knows,
+   * and it rejoins by itself. `budget.free()` closes a connection made from a URL. The retry quota stays each
+   * process's own.
+   */
+  redis?: string | RedisClientLike;
 }
+
+/** What `redis` needs of a client you made: ioredis's `call`, or node-redis's `sendCommand`. */
+export type RedisClientLike =
+  | { call(command: string, ...args: (string | number)[]): Promise<unknown> }
+  | { sendCommand(args: string[]): Promise<unknown> };
 
 /** What `coordinator` needs of a Durable Object namespace binding. */
 export interface DurableObjectNamespaceLike {
@@ -495,7 +514,7 @@ export interface ScopeSnapshot {
   /** When an open breaker lets its probe through, Unix ms (null: not open). */
   breakerOpenUntil: number | null;
   /** How the budget is kept, as `budget.sharing` says: "local" where a share was asked for and the platform cannot. */
-  sharing: "local" | "tabs" | "coordinator" | "unreachable";
+  sharing: "local" | "tabs" | "coordinator" | "redis" | "unreachable";
 }
 
 /**
@@ -510,11 +529,13 @@ export class Budget {
   /**
    * How it is kept: "local" (this realm alone — also where `share` was given and the platform cannot share),
    * "tabs" (with the origin's other tabs and workers), "coordinator" (with other isolates through a Durable
-   * Object), or "unreachable" (a coordinator that stopped answering: this isolate spends its own bucket meanwhile).
+   * Object), "redis" (with a fleet's processes, `redis`), or "unreachable" (a coordinator or Redis that stopped
+   * answering: this isolate or process spends its own bucket meanwhile).
    */
-  readonly sharing: "local" | "tabs" | "coordinator" | "unreachable";
+  readonly sharing: "local" | "tabs" | "coordinator" | "redis" | "unreachable";
   /** Each scope as this realm last saw it (a shared budget: at its last step here). */
   snapshot(): ScopeSnapshot[];
+  /** Releases its wasm memory, and closes the Redis connection it made from a URL. */
   free(): void;
 }
 

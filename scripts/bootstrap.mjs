@@ -1,8 +1,9 @@
 // Installs what building and testing need, skipping whatever is already there:
 // the Rust wasm target, wasm-bindgen-cli at the exact version Cargo.toml pins,
-// wasm-pack, npm dependencies, (for browser tests) Debian's chromium + chromedriver, and (for the
-// Node integration suites on other release lines) the Node binaries of scripts/node-lines.mjs.
-// Usage: node scripts/bootstrap.mjs [--browser] [--node-lines]
+// wasm-pack, npm dependencies, (for browser tests) Debian's chromium + chromedriver, (for the
+// fleet tests) Debian's redis-server, and (for the Node integration suites on other release lines)
+// the Node binaries of scripts/node-lines.mjs.
+// Usage: node scripts/bootstrap.mjs [--browser] [--redis] [--node-lines]
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -27,7 +28,7 @@ export function pinnedWasmBindgen() {
 }
 
 /** Returns { nodeLines: [{ line, version, bin }] } (empty without nodeLines). */
-export function ensureToolchain({ browser = false, nodeLines = false } = {}) {
+export function ensureToolchain({ browser = false, redis = false, nodeLines = false } = {}) {
   if (!(output("rustup", ["target", "list", "--installed"]) ?? "").split("\n").includes("wasm32-unknown-unknown")) {
     say("adding the wasm32-unknown-unknown target");
     run("rustup", ["target", "add", "wasm32-unknown-unknown"]);
@@ -44,6 +45,7 @@ export function ensureToolchain({ browser = false, nodeLines = false } = {}) {
   }
   ensureNodeModules();
   if (browser) ensureChromium();
+  if (redis) ensureRedis();
   return { nodeLines: nodeLines ? ensureNodeLines() : [] };
 }
 
@@ -60,20 +62,27 @@ export function ensureNodeModules() {
   }
 }
 
-export function ensureChromium() {
-  if (existsSync("/usr/bin/chromium") && existsSync("/usr/bin/chromedriver")) return;
-  say("installing Debian's chromium and chromium-driver");
+/** Debian packages by the files they install: apt-get only when one is missing. */
+function ensureDebian(files, packages) {
+  if (files.every((f) => existsSync(f))) return;
+  say(`installing Debian's ${packages.join(" and ")}`);
   const sudo = process.getuid?.() === 0 ? [] : ["sudo"];
   const apt = (...args) => run(sudo[0] ?? "apt-get", sudo.length ? ["apt-get", ...args] : args);
   process.env.DEBIAN_FRONTEND = "noninteractive";
   try {
-    apt("install", "-y", "--no-install-recommends", "chromium", "chromium-driver");
+    apt("install", "-y", "--no-install-recommends", ...packages);
   } catch {
     apt("update");
-    apt("install", "-y", "--no-install-recommends", "chromium", "chromium-driver");
+    apt("install", "-y", "--no-install-recommends", ...packages);
   }
 }
 
+export const ensureChromium = () => ensureDebian(["/usr/bin/chromium", "/usr/bin/chromedriver"], ["chromium", "chromium-driver"]);
+
+/** The fleet tests start their own redis-server on a loopback port (the package's daemon is not used). */
+export const ensureRedis = () => ensureDebian(["/usr/bin/redis-server", "/usr/bin/redis-cli"], ["redis-server"]);
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  ensureToolchain({ browser: process.argv.includes("--browser"), nodeLines: process.argv.includes("--node-lines") });
+  const flag = (name) => process.argv.includes(`--${name}`);
+  ensureToolchain({ browser: flag("browser"), redis: flag("redis"), nodeLines: flag("node-lines") });
 }

@@ -50,7 +50,7 @@ function testFiles(dir) {
   });
 }
 
-const { nodeLines } = ensureToolchain({ browser: only === null || only === "wasm", nodeLines: only === null || only === "js" });
+const { nodeLines } = ensureToolchain({ browser: only === null || only === "wasm", redis: only === null || only === "js", nodeLines: only === null || only === "js" });
 
 if (!only || only === "rust") step("core (native)", "cargo", ["test", "--quiet"]);
 

@@ -1,7 +1,8 @@
 // `new Budget(options)`: one core budget shared by every client that holds it — per-scope token
 // buckets with a priority reserve, a retry quota, and the provider's holds and bans. How it is
 // shared beyond this realm is the entry's: across tabs (`share`, browsers) or isolates
-// (`coordinator`, workerd), each a module of its own that the entry plugs in.
+// (`coordinator`, workerd) or a fleet's processes (`redis`, Node), each a module of its own that the
+// entry plugs in.
 
 import { THREW, encodeFields } from "../core/wire.js";
 import { invalid } from "../core/instance.js";
@@ -24,16 +25,19 @@ export function defineBudget(core, sharing) {
       const fields = [];
       const given = {};
       let namespace;
+      let redis;
+      const aside = ["coordinator", "redis"]; // JavaScript values the glue reads itself
       for (const key of optionKeys("Budget", options)) {
         let value;
         try {
           value = options[key];
         } catch (error) {
-          if (key === "coordinator") throw unreadable("Budget", key, error);
+          if (aside.includes(key)) throw unreadable("Budget", key, error);
           fields.push([key, THREW, error]);
           continue;
         }
         if (key === "coordinator") namespace = value;
+        else if (key === "redis") redis = value;
         else {
           fields.push([key, value]);
           given[key] = value;
@@ -47,7 +51,13 @@ export function defineBudget(core, sharing) {
       const share = typeof given.share === "string" ? given.share : undefined;
       const inner = { handle, shared: null, share: undefined, sharing: () => "local" };
       try {
-        if (namespace !== undefined && namespace !== null) {
+        if (namespace != null && redis != null) throw new TypeError("Budget: give coordinator or redis, not both");
+        if (redis !== undefined && redis !== null) {
+          if (sharing.redis === undefined) {
+            throw new TypeError("Budget: redis keeps a budget for a fleet of Node processes: use retryline's Node entry there");
+          }
+          sharing.redis(inner, core, redis, share ?? "retryline", given);
+        } else if (namespace !== undefined && namespace !== null) {
           if (sharing.coordinator === undefined) {
             throw new TypeError("Budget: coordinator is a Durable Object namespace, which only workerd has: use retryline's workerd entry there");
           }
@@ -70,7 +80,7 @@ export function defineBudget(core, sharing) {
       return this.#inner.share;
     }
 
-    /** How it is kept: "local", "tabs", "coordinator" or "unreachable". */
+    /** How it is kept: "local", "tabs", "coordinator", "redis" or "unreachable". */
     get sharing() {
       return this.#inner.sharing();
     }
@@ -84,9 +94,11 @@ export function defineBudget(core, sharing) {
       return scopes;
     }
 
-    /** Releases its memory in the wasm instance (optional; garbage collection does it too). */
+    /** Releases its memory in the wasm instance (optional; garbage collection does it too), and
+     * closes the Redis connection it made from a URL (one passed in is the caller's). */
     free() {
       freed?.unregister(this);
+      Promise.resolve(this.#inner.close?.()).catch(() => {});
       x.rl_budget_free(this.#inner.handle);
       this.#inner.handle = 0;
     }

@@ -44,10 +44,12 @@ function readNamespace(namespace) {
   return namespace;
 }
 
-/** Keeps `budget` (its inner object) with the coordinators of `namespace` named `name`. */
-export function coordinator(budget, core, namespace, name, given) {
+/** Keeps `budget` (its inner object) with the coordinators of `namespace` named `name`; `sharing`
+ * says `label` while they answer, and the first visit is waited for up to `joinMs` (0: as any). */
+export function coordinator(budget, core, namespace, name, given, label = "coordinator", joinMs = 0) {
   const x = core.x;
   readNamespace(namespace);
+  if (joinMs > 0) x.rl_contact_join(budget.handle, joinMs);
   let limits = "{}";
   try {
     const { share, ...rest } = given;
@@ -79,7 +81,7 @@ export function coordinator(budget, core, namespace, name, given) {
     return code === 2 ? undefined : taken;
   }
 
-  budget.sharing = () => (x.rl_contact_unreachable(budget.handle) === 1 ? "unreachable" : "coordinator");
+  budget.sharing = () => (x.rl_contact_unreachable(budget.handle) === 1 ? "unreachable" : label);
   budget.shared = {
     /** Before a budget step: a lease with room, and fresh news of holds and bans. */
     async enter(run) {

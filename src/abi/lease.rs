@@ -104,6 +104,12 @@ pub extern "C" fn rl_contact_answered(
     });
 }
 
+/// The budget's first visit is waited for up to `ms` (a fleet process connecting to Redis).
+#[no_mangle]
+pub extern "C" fn rl_contact_join(handle: u32, join_ms: f64) {
+    CONTACTS.with(|contacts| contacts.get_or_insert_with(&handle, Contacts::default).joining(ms(join_ms)));
+}
+
 /// 1 if the coordinator of any scope of the budget has stopped answering.
 #[no_mangle]
 pub extern "C" fn rl_contact_unreachable(handle: u32) -> u32 {

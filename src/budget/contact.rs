@@ -65,9 +65,17 @@ pub struct Visit {
 #[derive(Default)]
 pub struct Contacts {
     scopes: SortedMap<String, Contact>,
+    /// Until its first visit ends, how long a step waits (0: [`CONTACT_MS`]): a fleet process's
+    /// first visit includes connecting to Redis, and a new process must hear of bans before it sends.
+    joining_ms: u64,
 }
 
 impl Contacts {
+    /// The first visit is waited for up to `ms` (never past the deadline), later ones [`CONTACT_MS`].
+    pub fn joining(&mut self, ms: u64) {
+        self.joining_ms = ms;
+    }
+
     /// Whether the coordinator of any scope this realm used has stopped answering.
     pub fn unreachable(&self) -> bool {
         self.scopes.values().any(Contact::unreachable)
@@ -102,7 +110,7 @@ impl Contacts {
         }
         // Only news is needed while the lease has room: tokens taken and not sent are slack.
         let weight = if room { 0 } else { ask.weight };
-        let within = CONTACT_MS.min(deadline.saturating_sub(now));
+        let within = CONTACT_MS.max(self.joining_ms).min(deadline.saturating_sub(now));
         Some(visit(budget, ask.scope, weight, ask.priority, starts, (now, wall), within, false))
     }
 
@@ -143,9 +151,10 @@ impl Contacts {
     ) {
         let contact = self.scopes.get_or_insert_with(scope, Contact::default);
         let Some([tokens, from, hold, ban]) = answer else {
-            if waited < CONTACT_MS {
+            if waited < CONTACT_MS.max(self.joining_ms) {
                 return;
             }
+            self.joining_ms = 0;
             contact.retry_at = now.saturating_add(RETRY_MS);
             // Its bucket's tokens are void once this realm stops hearing of them: its own bucket spends.
             if budget.lease(scope).is_some_and(|l| now >= l.until) {
@@ -163,6 +172,7 @@ impl Contacts {
             budget.set_lease(scope, Some(lease));
         }
         *contact = Contact { heard_at: now, retry_at: 0, hold_wall: hold, ban_wall: ban };
+        self.joining_ms = 0;
     }
 }
 

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { chromium } from "playwright-core";
 import { startMockExchange } from "./mock-exchange.mjs";
+import { startRedis } from "./support/redis-server.mjs";
 import { exchangeInfo, ticker } from "./support/binance.mjs";
 import { startWorkerd } from "./package/workerd-harness.mjs";
 import { bundleLikeWrangler, workerdConfig } from "./support/wrangler-bundle.mjs";
@@ -40,6 +41,21 @@ test("examples/node/ticker.mjs: a 503 retried, the price printed", async () => {
   assert.equal(code, 0);
   assert.deepEqual(out, { symbol: "BTCUSDT", price: "50000.00" });
   assert.equal(mock.requests({ path: "/api/v3/ticker/price" }).length, 2);
+});
+
+test("examples/fleet: four processes on one Redis send one bucket's worth, all of it counted at the server", { timeout: 60_000 }, async () => {
+  const redis = await startRedis();
+  try {
+    const { out, code } = await node(example("fleet", "run.mjs"), redis.url, mock.url, "4", "3");
+    assert.equal(code, 0);
+    assert.deepEqual(out.sharing, ["redis", "redis", "redis", "redis"]);
+    const received = mock.requests({ path: "/api/v3/ticker/price" }).length;
+    assert.equal(out.sent, received, "every send was counted at the server");
+    // 10 + 5 × (3 + 0.2), +1 for a token on the edge; one process alone would send 25.
+    assert.ok(received <= 27 && received >= 15, `${received} requests from the fleet`);
+  } finally {
+    await redis.close();
+  }
 });
 
 test("examples/ccxt/ticker.mjs: ccxt's binance through asFetch, a 503 retried; a 418 is ccxt's DDoSProtection", async () => {

@@ -28,6 +28,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import ccxtModule from "ccxt";
 import { WebSocket as WsWebSocket } from "ws";
 import { startMockExchange } from "./mock-exchange.mjs";
+import { startRedis } from "./support/redis-server.mjs";
 import { rejection } from "./support/rejection.mjs";
 import { exchangeInfo, ticker } from "./support/binance.mjs";
 import { readmeBlocks, setContext, writeBlock } from "./support/readme-blocks.mjs";
@@ -153,6 +154,27 @@ const expectations = [
       assert.deepEqual(await module.res.json(), price);
       assert.deepEqual(statuses(PRICE), [503, 503, 200]);
       assert.deepEqual(mock.requests({ path: PRICE }).map((r) => r.query.symbol), ["BTCUSDT", "BTCUSDT", "BTCUSDT"]);
+    },
+  },
+  {
+    marker: 'share: "binance", redis: process.env.REDIS_URL',
+    title: "a fleet's budget: kept in the Redis that REDIS_URL names, a call goes through it",
+    async run(block) {
+      const redis = await startRedis();
+      const was = process.env.REDIS_URL;
+      process.env.REDIS_URL = redis.url;
+      try {
+        mock.script(PRICE, [{ status: 200, body: price }]);
+        const { module } = await runBlock(block);
+        assert.equal((await module.client.fetch(`${mock.url}${PRICE}?symbol=BTCUSDT`)).status, 200);
+        assert.equal(module.budget.sharing, "redis");
+        assert.match(redis.command("KEYS", "retryline:budget:binance:*"), /^retryline:budget:binance:http:\/\/127\.0\.0\.1:\d+$/, "the scope's hash");
+        module.budget.free();
+      } finally {
+        if (was === undefined) delete process.env.REDIS_URL;
+        else process.env.REDIS_URL = was;
+        await redis.close();
+      }
     },
   },
   {

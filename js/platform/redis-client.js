@@ -1,0 +1,55 @@
+// The `redis` option of a Budget (Node): a redis:// URL, or a client the caller made — ioredis, or
+// node-redis 4 and later. All a fleet needs of it is one command at a time; a client made here from a
+// URL fails fast while Redis is down (no offline queue), so that no stale step runs on reconnect.
+
+import { kind } from "./describe.js";
+
+/** A client the caller passed: its one-command function, or null if it is neither kind. */
+function given(client) {
+  if (typeof client?.call === "function") return (args) => client.call(...args); // ioredis
+  if (typeof client?.sendCommand === "function") return (args) => client.sendCommand(args.map(String)); // node-redis
+  return null;
+}
+
+/** A client of our own from `url`: ioredis where it is installed, else node-redis. */
+async function own(url) {
+  try {
+    const { default: Redis } = await import("ioredis");
+    const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 1000 });
+    client.on("error", () => {}); // an unreachable Redis is `sharing: "unreachable"`, not a crash
+    // Without an offline queue a command fails until the first connection is ready: the first waits for it.
+    const ready = new Promise((resolve) => client.once("ready", resolve));
+    return { command: async (args) => (await ready, client.call(...args)), close: () => client.disconnect() };
+  } catch (error) {
+    if (error?.code !== "ERR_MODULE_NOT_FOUND" && error?.code !== "MODULE_NOT_FOUND") throw error;
+  }
+  const { createClient } = await import("redis").catch(() => {
+    throw new TypeError("Budget: redis needs a Redis client from npm: npm install ioredis (or redis)");
+  });
+  const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: () => 1000 } });
+  client.on("error", () => {});
+  const connected = client.connect();
+  connected.catch(() => {});
+  return { command: async (args) => (await connected, client.sendCommand(args.map(String))), close: () => client.destroy() };
+}
+
+/** `{ command(args) → Promise, close() }` for the option's value. @throws {TypeError} naming it. */
+export function redisClient(value) {
+  if (typeof value === "string") {
+    let url;
+    try {
+      url = new URL(value);
+    } catch {}
+    if (url?.protocol !== "redis:" && url?.protocol !== "rediss:") {
+      throw new TypeError(`Budget: redis must be a redis:// or rediss:// URL, got ${JSON.stringify(value.slice(0, 60))}`);
+    }
+    const made = own(value);
+    made.catch(() => {});
+    return { command: async (args) => (await made).command(args), close: async () => (await made).close() };
+  }
+  const command = given(value);
+  if (command === null) {
+    throw new TypeError(`Budget: redis must be a redis:// URL, an ioredis client or a node-redis client (4 or later), got ${kind(value)}`);
+  }
+  return { command, close: () => {} };
+}

@@ -1,0 +1,63 @@
+//! A fleet process's first visit (`Contacts::joining`): it includes connecting to Redis, and a new
+//! process must hear of the fleet's bans before it sends, so it is waited for longer than the
+//! later ones — never past the call's deadline — and only until it has ended, answered or not.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use common::budget;
+use retryline::budget::contact::{Contacts, CONTACT_MS, FRESH_MS};
+use retryline::budget::Ask;
+use retryline::Priority;
+use serde_json::json;
+
+const WALL: u64 = 1_700_000_000_000;
+
+fn ask(latest: u64) -> Ask<'static> {
+    Ask { scope: "s", weight: 1, priority: Priority::Read, retry: false, after_timeout: false, earliest: 0, latest }
+}
+
+fn realm() -> retryline::Budget {
+    budget(json!({ "capacity": 10, "refillPerSecond": 5 }))
+}
+
+#[test]
+fn the_first_visit_is_waited_for_up_to_the_join_bound_never_past_the_deadline_then_the_contact_bound() {
+    let mut b = realm();
+    let mut contacts = Contacts::default();
+    contacts.joining(1000);
+    assert_eq!(contacts.before(&mut b, &ask(5000), 0, WALL, 8000).map(|v| v.within), Some(1000));
+    assert_eq!(contacts.before(&mut b, &ask(5000), 0, WALL, 400).map(|v| v.within), Some(400), "the deadline cuts it");
+    // A wait the deadline cut short proves nothing: the next step still joins.
+    contacts.answered(&mut b, "s", None, 400, 400, WALL + 400);
+    assert!(!contacts.unreachable());
+    assert_eq!(contacts.before(&mut b, &ask(5000), 400, WALL + 400, 8000).map(|v| v.within), Some(1000));
+    // Answered: joined, and later visits are waited for the contact bound.
+    contacts.answered(&mut b, "s", Some([0, 0, 0, 0]), 30, 430, WALL + 430);
+    let later = 430 + FRESH_MS + 1;
+    assert_eq!(contacts.before(&mut b, &ask(5000), later, WALL + later, 8000).map(|v| v.within), Some(CONTACT_MS));
+}
+
+#[test]
+fn a_first_visit_not_answered_in_the_join_bound_is_a_coordinator_down_and_ends_the_join() {
+    let mut b = realm();
+    let mut contacts = Contacts::default();
+    contacts.joining(1000);
+    contacts.before(&mut b, &ask(5000), 0, WALL, 8000).expect("a visit");
+    // Not answered in the contact bound, but within the join bound: not yet down.
+    contacts.answered(&mut b, "s", None, CONTACT_MS, CONTACT_MS, WALL + CONTACT_MS);
+    assert!(!contacts.unreachable(), "the join bound is the one that counts");
+    contacts.answered(&mut b, "s", None, 1000, 1000, WALL + 1000);
+    assert!(contacts.unreachable());
+    // Down: the next visits go in the background, and the join bound is not waited again.
+    let visit = contacts.before(&mut b, &ask(9000), 2001, WALL + 2001, 9000).expect("asked again in the background");
+    assert!(visit.background);
+    assert_eq!(visit.within, CONTACT_MS);
+}
+
+#[test]
+fn without_a_join_bound_the_first_visit_is_a_visit_like_any_other() {
+    let mut b = realm();
+    let mut contacts = Contacts::default();
+    assert_eq!(contacts.before(&mut b, &ask(5000), 0, WALL, 8000).map(|v| v.within), Some(CONTACT_MS));
+}

@@ -1,0 +1,169 @@
+// Budgets shared by a fleet of Node processes through a real redis-server (support/redis-server.mjs):
+// each process is its own Node (support/fleet-process.mjs) with its own Budget; what reaches the
+// mock exchange is counted there. Redis is also killed, restarted and put to sleep mid-run.
+import { test, before, after, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createClient } from "redis";
+import Redis from "ioredis";
+import { startMockExchange } from "./mock-exchange.mjs";
+import { startRedis } from "./support/redis-server.mjs";
+import { busiestSecond } from "./support/windows.mjs";
+import { Budget, RetryClient } from "../../js/node.js";
+
+const processScript = fileURLToPath(new URL("./support/fleet-process.mjs", import.meta.url));
+const limits = { capacity: 10, refillPerSecond: 5 };
+const policy = { maxAttempts: 1, deadlineMs: 1500, attemptTimeoutMs: 1000 };
+// How old a process's news of holds and bans may be when it sends (the coordinator's FRESH_MS).
+const FRESH_MS = 50;
+// The longest a visit to Redis is waited for (the coordinator's contact bound).
+const CONTACT_MS = 250;
+
+let mock;
+let redis;
+before(async () => {
+  mock = await startMockExchange({ port: 0 });
+  redis = await startRedis();
+});
+after(async () => {
+  await mock?.close();
+  await redis?.close();
+});
+beforeEach(() => mock.reset());
+
+/** One fleet process doing `job`; resolves with its result line. */
+function run(job) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [processScript, JSON.stringify({ limits, policy, redis: redis.url, ...job })], { timeout: 60_000 }, (error, out, err) =>
+      error ? reject(new Error(`${error.message}\n${err}`)) : resolve(JSON.parse(out)));
+  });
+}
+
+/** `n` processes flooding `path` for `ms`, started together once each has made its budget. */
+const fleet = (n, path, ms, job = {}) => {
+  const startAt = Date.now() + 1500;
+  return Promise.all(Array.from({ length: n }, () => run({ mode: "flood", url: mock.url + path, ms, startAt, ...job })));
+};
+
+test("four processes flooding one scope through Redis stay within one bucket; without it, four buckets go out", { timeout: 60_000 }, async () => {
+  const results = await fleet(4, "/fleet/flood", 3000, { share: "flood" });
+  assert.deepEqual(results.map((r) => r.sharings), [[[0, "redis"]], [[0, "redis"]], [[0, "redis"]], [[0, "redis"]]], "shared throughout");
+  const requests = mock.requests({ path: "/fleet/flood" });
+  // Tokens are taken when they conform and spent within the lease's 200 ms: over 3 s at most
+  // 10 + 5 × 3.2 = 26, and in any second 10 + 5 × 1.2 = 16 (+1 for a token on a window's edge).
+  assert.ok(requests.length <= 27, `${requests.length} requests`);
+  assert.ok(busiestSecond(requests) <= 17, `busiest second: ${busiestSecond(requests)}`);
+  assert.ok(requests.length >= 15, `the bucket was used: ${requests.length}`);
+  assert.ok(results.every((r) => r.sent > 0), `every process sent: ${results.map((r) => r.sent)}`);
+  assert.equal(results.reduce((n, r) => n + r.sent, 0), requests.length);
+
+  // The control: the same four processes, each budget its own.
+  await fleet(4, "/alone/flood", 3000, { redis: null });
+  const alone = mock.requests({ path: "/alone/flood" }).length;
+  assert.ok(alone > 2 * 27, `four buckets without Redis: ${alone}`);
+});
+
+test("a 418 answered to one process stops all four until it expires, with nothing at the server meanwhile", { timeout: 60_000 }, async (t) => {
+  mock.script("/fleet/ban", [{ status: 418, retryAfter: 3 }]);
+  const results = await fleet(4, "/fleet/ban", 4500, { share: "ban" });
+  const [ban, ...rest] = mock.requests({ path: "/fleet/ban" });
+  assert.equal(ban.status, 418);
+  // The process that got the 418 tells Redis before it goes on; the others hear of it at their next
+  // step, at most FRESH_MS after their last news, and may meanwhile spend what their lease holds
+  // (a token or two each). After that, nothing until the ban expires (10 ms of rounding slack).
+  const lag = Math.max(...results.map((r) => r.lagMs));
+  const raced = rest.map((r) => r.receivedAtMs - ban.respondedAtMs).filter((ms) => ms < FRESH_MS + 150 + lag);
+  const during = rest.map((r) => r.receivedAtMs - ban.respondedAtMs).filter((ms) => ms >= FRESH_MS + 150 + lag && ms < 3000 - 10);
+  t.diagnostic(`raced: ${raced.map((ms) => ms.toFixed(1))}; lag ${lag} ms`);
+  assert.ok(raced.length <= 6, `sent before the ban was known: ${raced}`);
+  assert.deepEqual(during, [], "requests while the ban was in force");
+  assert.ok(rest.some((r) => r.receivedAtMs - ban.respondedAtMs >= 3000), "and sending resumed once it expired");
+  assert.ok(results.every((r) => r.refused.banned > 0), `every process was refused: ${JSON.stringify(results.map((r) => r.refused))}`);
+});
+
+test("a process started during a ban is refused without a request, and the scope's key lives as long as the ban", { timeout: 60_000 }, async () => {
+  mock.script("/fleet/late", [{ status: 418, retryAfter: 30 }]);
+  const url = mock.url + "/fleet/late";
+  assert.equal((await run({ mode: "once", url, share: "late" })).reason, "banned", "the 418 itself");
+  const late = await run({ mode: "once", url, share: "late" });
+  assert.equal(late.reason, "banned");
+  assert.equal(late.sharing, "redis");
+  assert.ok(late.snapshot[0].banRemainingMs > 25_000, `the ban's end was read: ${JSON.stringify(late.snapshot)}`);
+  assert.equal(mock.requests({ path: "/fleet/late" }).length, 1, "nothing reached the server from the new process");
+  const key = `retryline:budget:late:${new URL(mock.url).origin}`;
+  const ttl = Number(redis.command("PTTL", key));
+  assert.ok(ttl > 30_000 && ttl <= 30_000 + 10 * 60_000 + 1000, `the key expires after the ban and the idle time: ${ttl} ms`);
+  // Another share is another budget: not banned.
+  assert.equal((await run({ mode: "once", url, share: "other" })).status, 200);
+});
+
+test("Redis killed mid-run: calls keep settling by their deadlines on each process's own bucket, then sharing resumes", { timeout: 60_000 }, async () => {
+  const flooding = fleet(2, "/fleet/killed", 5000, { share: "killed" });
+  await new Promise((r) => setTimeout(r, 1500 + 1000));
+  await redis.kill();
+  await new Promise((r) => setTimeout(r, 1500));
+  await redis.restart();
+  const results = await flooding;
+  for (const r of results) {
+    const states = r.sharings.map(([, s]) => s);
+    assert.deepEqual(states.slice(0, 3), ["redis", "unreachable", "redis"], `it fell back and rejoined: ${JSON.stringify(r.sharings)}`);
+    assert.equal(r.sharing, "redis");
+    assert.ok(r.longestMs <= policy.deadlineMs + r.lagMs + 50, `a call took ${r.longestMs} ms (event loop ${r.lagMs} ms late)`);
+    assert.ok(r.sent > 10, `calls kept going: ${JSON.stringify(r)}`);
+  }
+  const down = results.map((r) => r.sharings.find(([, s]) => s === "unreachable")[0]);
+  const back = results.map((r) => r.sharings.findLast(([, s]) => s === "redis")[0]);
+  assert.ok(back.every((ms, i) => ms - down[i] < 1500 + 2500), `rejoined within a second or two of the restart: ${down} → ${back}`);
+});
+
+test("a Redis that answers slowly (DEBUG SLEEP) is waited for at most the contact bound, then rejoined", { timeout: 60_000 }, async () => {
+  const flooding = fleet(2, "/fleet/slow", 4500, { share: "slow" });
+  await new Promise((r) => setTimeout(r, 1500 + 1000));
+  const asleep = performance.now();
+  redis.command("DEBUG", "SLEEP", "1.5"); // redis-cli blocks this process too: the children run on
+  assert.ok(performance.now() - asleep >= 1400, "Redis slept");
+  const results = await flooding;
+  for (const r of results) {
+    assert.ok(r.sharings.some(([, s]) => s === "unreachable"), `it stopped waiting: ${JSON.stringify(r.sharings)}`);
+    assert.equal(r.sharing, "redis", "and rejoined");
+    // One step's visits (before and after it) are each waited for at most CONTACT_MS.
+    assert.ok(r.longestMs <= policy.deadlineMs + r.lagMs + 50, `a call took ${r.longestMs} ms`);
+  }
+});
+
+test("clients passed in (node-redis and ioredis) share one scope in one process as two processes would", { timeout: 30_000 }, async () => {
+  const nodeRedis = createClient({ url: redis.url });
+  await nodeRedis.connect();
+  const ioredis = new Redis(redis.url);
+  try {
+    const budgets = [nodeRedis, ioredis].map((client) => new Budget({ ...limits, share: "passed", redis: client }));
+    const until = performance.now() + 2000;
+    await Promise.all(budgets.map(async (budget) => {
+      const client = new RetryClient({ budget, policy });
+      while (performance.now() < until) await client.fetch(`${mock.url}/fleet/passed`).then((r) => r.arrayBuffer(), () => {});
+    }));
+    assert.deepEqual(budgets.map((b) => b.sharing), ["redis", "redis"]);
+    const sent = mock.requests({ path: "/fleet/passed" }).length;
+    assert.ok(sent <= 10 + 5 * 2.2 + 1 && sent >= 10, `one bucket: ${sent}`);
+    for (const b of budgets) b.free();
+    assert.equal(await ioredis.ping(), "PONG", "free() leaves a client passed in open");
+  } finally {
+    await nodeRedis.quit();
+    ioredis.disconnect();
+  }
+});
+
+test("the redis option is checked like every option: a TypeError naming it, nothing sent", async () => {
+  for (const [value, says] of [
+    [42, /redis must be a redis:\/\/ URL, an ioredis client or a node-redis client \(4 or later\), got a number/],
+    ["http://127.0.0.1:6379", /redis must be a redis:\/\/ or rediss:\/\/ URL/],
+    [{ get: () => {} }, /redis must be/],
+  ]) {
+    assert.throws(() => new Budget({ redis: value }), (e) => e instanceof TypeError && says.test(e.message), String(value));
+  }
+  const throwing = { get redis() { throw new Error("no"); } };
+  assert.throws(() => new Budget(throwing), /Budget: redis could not be read: Error: no/);
+  assert.throws(() => new Budget({ redis: redis.url, coordinator: { idFromName() {}, get() {} } }), /coordinator or redis, not both/);
+  assert.throws(() => new Budget({ redis: redis.url, capacityy: 3 }), (e) => e instanceof TypeError && /capacityy/.test(e.message));
+});

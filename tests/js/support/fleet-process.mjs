@@ -1,0 +1,67 @@
+// One process of a fleet (tests/js/fleet.test.mjs, bench/fleet.mjs): its own Budget, kept in Redis
+// unless `redis` is null, and its own client. The job comes as JSON in argv[2]; the result is one
+// line of JSON on stdout. "flood" sends as fast as the budget lets it for `ms`, "once" sends one.
+import { Budget, RetryClient, RetryError } from "../../../js/node.js";
+
+const job = JSON.parse(process.argv[2]);
+const budget = new Budget({ ...job.limits, share: job.share, ...(job.redis ? { redis: job.redis } : {}) });
+const client = new RetryClient({ budget, policy: job.policy });
+// The fleet starts together (its connections made meanwhile), as processes already running would.
+if (job.startAt) await new Promise((r) => setTimeout(r, Math.max(0, job.startAt - Date.now())));
+const started = performance.now();
+// The control timer: how late this process's event loop ran, so that a wall-clock bound is judged
+// against what the machine allowed in the same run.
+let lagMs = 0;
+let tick = performance.now();
+const control = setInterval(() => {
+  const at = performance.now();
+  lagMs = Math.max(lagMs, at - tick - 20);
+  tick = at;
+}, 20);
+
+/** The budget's sharing as it changed: [ms since start, state]. */
+const sharings = [];
+const note = () => {
+  const state = budget.sharing;
+  if (sharings.at(-1)?.[1] !== state) sharings.push([Math.round(performance.now() - started), state]);
+};
+
+async function call() {
+  const t0 = performance.now();
+  try {
+    const response = await client.fetch(job.url);
+    await response.arrayBuffer();
+    return { ms: performance.now() - t0, status: response.status };
+  } catch (error) {
+    if (!(error instanceof RetryError)) throw error;
+    return { ms: performance.now() - t0, reason: error.reason };
+  }
+}
+
+let result;
+if (job.mode === "once") {
+  const outcome = await call();
+  note();
+  result = { ...outcome, sharing: budget.sharing, snapshot: budget.snapshot() };
+} else {
+  const until = started + job.ms;
+  const refused = {};
+  let sent = 0;
+  let longestMs = 0;
+  note();
+  while (performance.now() < until) {
+    const outcome = await call();
+    note();
+    longestMs = Math.max(longestMs, outcome.ms);
+    if (outcome.reason === undefined) sent++;
+    else {
+      refused[outcome.reason] = (refused[outcome.reason] ?? 0) + 1;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  result = { sent, refused, longestMs: Math.round(longestMs), sharing: budget.sharing, sharings };
+}
+clearInterval(control);
+result.lagMs = Math.round(lagMs);
+budget.free(); // closes the Redis connection it made, so the process can exit
+process.stdout.write(`${JSON.stringify(result)}\n`);
