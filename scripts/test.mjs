@@ -84,9 +84,11 @@ if (!only || only === "js") {
   // examples.test.mjs's workerd, Wrangler-bundle, Chromium and Vite examples (its Node ones stay).
   // Two files at a time: hostile.test.mjs is most of a line's CPU and shares its core with no other
   // CPU-bound file (timing proofs): 70-95 s a line on a 2-core machine, not ~125 s one at a time.
-  const toolchainOnly = /^tests\/js\/(layers|types|www|share-tabs|stream-tabs)\.test\.mjs$|^tests\/js\/package\//;
+  // The fleet (fleet.test.mjs, examples/fleet) runs once, on this machine's line, one file at a time:
+  // four Node processes and a redis-server are a whole 2-core machine's CPU.
+  const toolchainOnly = /^tests\/js\/(layers|types|www|share-tabs|stream-tabs|fleet)\.test\.mjs$|^tests\/js\/package\//;
   const suites = testFiles("tests/js").filter((path) => !toolchainOnly.test(path));
-  const skip = "^examples/(workerd|cloudflare-worker|shared-tabs|vite-dashboard)";
+  const skip = "^examples/(workerd|cloudflare-worker|shared-tabs|vite-dashboard|fleet)";
   for (const { line, version, bin } of nodeLines) {
     if (version === process.versions.node) continue; // this machine's own, run above
     const path = `${dirname(bin)}:${process.env.PATH}`; // a child that runs `node` by name gets this one too
