@@ -61,3 +61,20 @@ fn without_a_join_bound_the_first_visit_is_a_visit_like_any_other() {
     let mut contacts = Contacts::default();
     assert_eq!(contacts.before(&mut b, &ask(5000), 0, WALL, 8000).map(|v| v.within), Some(CONTACT_MS));
 }
+
+#[test]
+fn a_spent_lease_is_dropped_when_the_coordinator_stops_answering_so_the_step_spends_its_own_bucket() {
+    let mut b = realm();
+    let mut contacts = Contacts::default();
+    // A lease of one token from 0, spent at once.
+    contacts.answered(&mut b, "s", Some([1, WALL, 0, 0]), 5, 5, WALL + 5);
+    b.admit(&ask(5000)).expect("the leased token");
+    // The next step visits for more (the lease is spent, not expired), and the visit fails at once
+    // (a refused connection: no answer, as if the whole bound had passed), well within the lease.
+    let visit = contacts.before(&mut b, &ask(5000), 60, WALL + 60, 8000).expect("a visit for tokens");
+    assert_eq!(visit.weight, 1);
+    contacts.answered(&mut b, "s", None, CONTACT_MS, 62, WALL + 62);
+    assert!(contacts.unreachable());
+    assert!(b.lease("s").is_none(), "the spent lease is gone");
+    b.admit(&ask(5000)).expect("granted from this realm's own bucket, not refused budget");
+}

@@ -11,10 +11,14 @@ function given(client) {
   return null;
 }
 
+// An optional peer: named through a variable and marked ignored, so that a bundler (webpack, Turbopack,
+// esbuild, Vite) neither fails where it is not installed nor bundles it; Node resolves it at run time.
+const peer = (name) => import(/* webpackIgnore: true */ /* turbopackIgnore: true */ /* @vite-ignore */ name);
+
 /** A client of our own from `url`: ioredis where it is installed, else node-redis. */
 async function own(url) {
   try {
-    const { default: Redis } = await import("ioredis");
+    const { default: Redis } = await peer("ioredis");
     const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 1000 });
     client.on("error", () => {}); // an unreachable Redis is `sharing: "unreachable"`, not a crash
     // Without an offline queue a command fails until the first connection is ready: the first waits for it.
@@ -23,7 +27,7 @@ async function own(url) {
   } catch (error) {
     if (error?.code !== "ERR_MODULE_NOT_FOUND" && error?.code !== "MODULE_NOT_FOUND") throw error;
   }
-  const { createClient } = await import("redis").catch(() => {
+  const { createClient } = await peer("redis").catch(() => {
     throw new TypeError("Budget: redis needs a Redis client from npm: npm install ioredis (or redis)");
   });
   const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: () => 1000 } });

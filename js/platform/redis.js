@@ -4,7 +4,6 @@
 // only if no process wrote in between: one Lua script, compare and set. The visits, leases, bound and
 // fallback are the coordinator's (./coordinator.js): this is a Durable Object namespace over Redis.
 
-import { createHash } from "node:crypto";
 import { readVisit } from "./authority.js";
 import { wall } from "./clock.js";
 
@@ -14,7 +13,10 @@ if v ~= tonumber(ARGV[1]) then return {0, v, redis.call('HGET', KEYS[1], 's') or
 redis.call('HSET', KEYS[1], 'v', v + 1, 's', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {1, v + 1}`;
-const SHA = createHash("sha1").update(CAS).digest("hex");
+/** The script's SHA-1, for EVALSHA (Web Crypto: no node: import in the entry's graph). */
+let sha = null;
+const scriptSha = () =>
+  (sha ??= crypto.subtle.digest("SHA-1", new TextEncoder().encode(CAS)).then((d) => [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("")));
 /** Writes lost to another process before a visit gives up (each is one round trip). */
 const TRIES = 8;
 /** A command not answered in this long is no answer: the scope's queue moves on. */
@@ -38,7 +40,7 @@ export function redisNamespace(redis, load) {
   async function cas(key, version, state, ttl) {
     const args = [key, version, state, Math.max(1, Math.ceil(ttl))];
     try {
-      return await bounded(redis.command(["EVALSHA", SHA, 1, ...args]));
+      return await bounded(redis.command(["EVALSHA", await scriptSha(), 1, ...args]));
     } catch (error) {
       if (!String(error?.message).includes("NOSCRIPT")) throw error;
       return bounded(redis.command(["EVAL", CAS, 1, ...args]));

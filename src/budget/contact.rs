@@ -156,8 +156,9 @@ impl Contacts {
             }
             self.joining_ms = 0;
             contact.retry_at = now.saturating_add(RETRY_MS);
-            // Its bucket's tokens are void once this realm stops hearing of them: its own bucket spends.
-            if budget.lease(scope).is_some_and(|l| now >= l.until) {
+            // Its bucket's tokens are void once this realm stops hearing of them, and a spent lease
+            // would refuse the step it was visited for: its own bucket spends.
+            if budget.lease(scope).is_some_and(|l| now >= l.until || l.tokens == 0) {
                 budget.set_lease(scope, None);
             }
             return;
