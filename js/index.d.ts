@@ -32,6 +32,18 @@ export interface Policy {
    */
   minAttemptMs?: number;
   /**
+   * Hedged reads: how many more requests of a "read" or "idempotent" call may go while its answer
+   * is late (0–4, at most this many per call; never for an order). Each passes the gate like a
+   * retry — attempts, breaker, bans and holds, deadline — and spends the scope's tokens and the
+   * retry quota; the first usable answer wins and the others are aborted. Default 0: off.
+   */
+  maxHedges?: number;
+  /**
+   * How late an answer is before a hedge goes: ms (≥ 1), or "p95": the scope's observed 95th-
+   * percentile response time (no hedge until 20 responses of the scope were seen). Default "p95".
+   */
+  hedgeAfterMs?: number | "p95";
+  /**
    * Your veto over a retry the core has already admitted (on the client or per call; sync or async, bounded by the
    * deadline). Return false — or throw — to stop it: the call ends "non-retryable", the refused record's `limit` is
    * "should-retry" and its `error` says what was thrown. It can only narrow: it is never asked where the gate, the
@@ -120,6 +132,10 @@ export interface AttemptRecord {
   storeError: string | null;
   /** Which part of the budget refused it (reason "budget" only). */
   limit: "tokens" | "retry-quota" | "should-retry" | null;
+  /** A hedge: a further request of a read whose answer was late (policy.maxHedges). */
+  hedge: boolean;
+  /** In a hedged race, the attempt whose answer was used (on every request of the race); null: no race. */
+  winner: number | null;
   /** The endpoint family its call ran under (null: the client's defaults); absent without families. */
   family?: string | null;
 }

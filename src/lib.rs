@@ -95,6 +95,7 @@ pub mod draw;
 pub mod durable;
 pub mod failure;
 pub mod gate;
+pub mod hedging;
 pub mod http_date;
 pub mod input;
 pub mod json;

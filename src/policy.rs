@@ -16,9 +16,12 @@
 //! | `retryOn` | 408, 429, 500, 502, 503, 504 | statuses worth another attempt |
 //! | `retryAfterSpreadMs` | 0 | extra random spread after a provider's boundary |
 //! | `minAttemptMs` | `attemptTimeoutMs` | least time before the deadline an attempt still starts with, its timeout cut to the time left |
+//! | `maxHedges` | 0 (off) | hedges of a read or idempotent attempt whose response is late, at most 4 ([`crate::hedging`]) |
+//! | `hedgeAfterMs` | `"p95"` | how late: a fixed delay, or the scope's observed 95th-percentile response time |
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::hedging::{read_max_hedges, HedgeAfter};
 use crate::input::read::{millis, text, whole};
 use crate::input::{At, Invalid, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
 
@@ -69,6 +72,14 @@ pub struct Policy {
     /// the time left (so a deadline no longer than one attempt timeout still allows retries).
     #[serde(skip_serializing_if = "Option::is_none")]
     min_attempt_ms: Option<u64>,
+    #[serde(skip_serializing_if = "is_zero")]
+    max_hedges: u32,
+    #[serde(rename = "hedgeAfterMs", skip_serializing_if = "Option::is_none")]
+    hedge_after: Option<HedgeAfter>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Equal when they decide alike now: whether the attempt timeout was set or defaulted is not compared.
@@ -81,6 +92,7 @@ impl PartialEq for Policy {
             && self.retry_on == other.retry_on
             && self.retry_after_spread_ms == other.retry_after_spread_ms
             && self.min_attempt_ms == other.min_attempt_ms
+            && (self.max_hedges, self.hedge_after) == (other.max_hedges, other.hedge_after)
     }
 }
 
@@ -97,6 +109,8 @@ impl Default for Policy {
             retry_on: vec![408, 429, 500, 502, 503, 504],
             retry_after_spread_ms: 0,
             min_attempt_ms: None,
+            max_hedges: 0,
+            hedge_after: None,
         }
     }
 }
@@ -127,6 +141,14 @@ impl Policy {
     /// How each delay is drawn from its window.
     pub fn jitter(&self) -> Jitter {
         self.jitter
+    }
+    /// How many hedges a late attempt of a read may have (0: none).
+    pub fn max_hedges(&self) -> u32 {
+        self.max_hedges
+    }
+    /// When a hedge goes: as set, or the scope's 95th percentile.
+    pub fn hedge_after(&self) -> HedgeAfter {
+        self.hedge_after.unwrap_or_default()
     }
     /// The most requests the operation sends, the initial one included.
     pub fn max_attempts(&self) -> u32 {
@@ -212,6 +234,14 @@ impl Policy {
             "retryAfterSpreadMs" => &mut self.retry_after_spread_ms,
             "minAttemptMs" => {
                 self.min_attempt_ms = Some(positive_millis(f, value)?);
+                return Ok(());
+            }
+            "maxHedges" => {
+                self.max_hedges = read_max_hedges(f, value)?;
+                return Ok(());
+            }
+            "hedgeAfterMs" => {
+                self.hedge_after = Some(HedgeAfter::read(f, value)?);
                 return Ok(());
             }
             "maxAttempts" => {

@@ -103,6 +103,12 @@ pub struct AttemptRecord {
     /// Which part of the budget refused it (`reason: "budget"` only).
     #[serde(default)]
     pub limit: Option<Limit>,
+    /// A hedge: a second request of a read whose first was late ([`crate::hedging`]).
+    #[serde(default)]
+    pub hedge: bool,
+    /// Of the requests of one hedged race, the attempt whose answer was used (`None`: no race).
+    #[serde(default)]
+    pub winner: Option<u32>,
 }
 
 impl AttemptRecord {

@@ -297,6 +297,9 @@ impl Operation {
             unresolved: state.unresolved,
             records: state.records,
             phase,
+            hedges: Vec::new(),
+            race: Vec::new(),
+            hedges_proposed: 0,
         })
     }
 

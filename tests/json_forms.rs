@@ -59,18 +59,20 @@ prop_compose! {
             any::<u64>(), any::<u64>(), any::<u64>(),
             proptest::option::of(one_of(&[Evidence::Filled, Evidence::PartiallyFilled, Evidence::Open, Evidence::Canceled, Evidence::Rejected, Evidence::NotFound])),
         ),
-        (reason, error, pending, store_error, limit) in (
+        (reason, error, pending, store_error, limit, hedge, winner) in (
             proptest::option::of(one_of(&[Reason::Success, Reason::Retryable, Reason::Throttled, Reason::NonRetryable, Reason::Attempts, Reason::Deadline, Reason::ProviderWait, Reason::Budget, Reason::Banned, Reason::RateLimited, Reason::UnknownOutcome, Reason::Aborted, Reason::Store])),
             proptest::option::of(text()),
             proptest::option::of(one_of(&[Pending::Response, Pending::Body, Pending::RequestBody, Pending::Query, Pending::Lease, Pending::StoreGet, Pending::StoreSet, Pending::StoreDelete])),
             proptest::option::of(text()),
             proptest::option::of(one_of(&[Limit::Tokens, Limit::RetryQuota])),
+            any::<bool>(),
+            proptest::option::of(any::<u32>()),
         ),
     ) -> AttemptRecord {
         AttemptRecord {
             attempt, decision, operation, key, scope, method, url, decided_at_ms, start_ms, end_ms, outcome, status,
             window_ms, sampled_delay_ms, provider_wait_ms, retry_after, budget_wait_ms, planned_wait_ms, remaining_ms,
-            evidence, reason, error, pending, store_error, limit,
+            evidence, reason, error, pending, store_error, limit, hedge, winner,
         }
     }
 }

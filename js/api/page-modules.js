@@ -6,4 +6,5 @@ export const load = {
   reconcile: () => import("../drivers/reconcile.js"),
   stream: () => import("../drivers/stream.js"),
   predicate: () => import("../drivers/predicate.js"),
+  hedge: () => import("../drivers/hedge.js"),
 };

@@ -48,9 +48,13 @@ export async function run(call) {
       }
       if (action !== SEND) action = await sleep(call);
       else {
-        // Not an async function of its own: a pending call holds one frame less.
-        const sent = begin(call, call.n1);
-        action = typeof sent === "number" ? sent : await verdict(call, await sent);
+        const hedgeMs = x.rl_op_hedge_delay(call.op);
+        if (hedgeMs >= 0) action = await (await c.load.hedge()).hedged(call, hedgeMs, begin, verdict);
+        else {
+          // Not an async function of its own: a pending call holds one frame less.
+          const sent = begin(call, call.n1);
+          action = typeof sent === "number" ? sent : await verdict(call, await sent);
+        }
         if (call.shouldRetry !== undefined && (action === SEND || action === SLEEP)) action = await (await c.load.predicate()).asked(call, action);
       }
     }

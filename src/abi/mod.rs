@@ -21,6 +21,8 @@ mod budget;
 mod client;
 #[cfg(feature = "abi-fetch")]
 mod errors;
+#[cfg(feature = "abi-fetch")]
+mod hedge;
 #[cfg(feature = "abi-keyed")]
 mod keyed;
 #[cfg(feature = "abi-fetch")]

@@ -7,6 +7,7 @@
 //! | 1 | sleep | until (monotonic ms), the timer's ms from now |
 //! | 2 | stop | reason code, at ms |
 //! | 3 | the handle is gone | — |
+//! | 4 | nothing now: a hedge refused, or an outcome waiting for another request ([`super::hedge`]) | — |
 
 use super::errors::failure_json;
 use super::io::{self, with_input};
@@ -241,8 +242,12 @@ pub extern "C" fn rl_op_outcome(
             if used >= 0.0 && used.is_finite() {
                 budget.observe_used_weight(slot.op.scope(), used as u64, now);
             }
-            let action = slot.op.on_outcome(now, ms(wall), &outcome, &mut client.draws, budget);
-            act(action, &slot.op, now)
+            // The request of the phase: the one `rl_op_flight` chose in a hedged race.
+            let attempt = slot.op.in_flight().unwrap_or(0);
+            match slot.op.on_flight_outcome(now, ms(wall), attempt, &outcome, &mut client.draws, budget) {
+                Some(action) => act(action, &slot.op, now),
+                None => 4,
+            }
         })
         .unwrap_or(3)
     })

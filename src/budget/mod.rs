@@ -19,6 +19,7 @@ pub mod breaker;
 pub mod bucket;
 pub mod config;
 pub mod contact;
+pub mod latency;
 pub mod lease;
 pub mod meter;
 pub mod quota;
@@ -129,6 +130,8 @@ struct ScopeState {
     lease: Option<Lease>,
     /// The scope's breaker, if it has one; boxed: inline, ~250 bytes more per scope grew the wasm memory.
     breaker: Option<Box<breaker::Breaker>>,
+    /// Its response times, for a hedge's `"p95"` (boxed for the same reason).
+    latency: Option<Box<latency::Latency>>,
 }
 
 impl ScopeState {
@@ -372,6 +375,7 @@ impl Budget {
             .map(|(scope, s)| {
                 let held = s.hold_until.saturating_sub(now);
                 let banned = s.ban_until.saturating_sub(now);
+                let open_until = s.breaker.as_ref().and_then(|b| b.open_until());
                 ScopeSnapshot {
                     scope: scope.clone(),
                     tokens: match &s.lease {
@@ -386,12 +390,7 @@ impl Budget {
                     ban_remaining_ms: banned,
                     queued: s.queued.values().filter(|start| **start > now).count(),
                     breaker: s.breaker.as_ref().map(|b| b.name(now)),
-                    breaker_open_until: s
-                        .breaker
-                        .as_ref()
-                        .and_then(|b| b.open_until())
-                        .filter(|u| *u > now)
-                        .map(|u| wall_now.saturating_add(u - now)),
+                    breaker_open_until: open_until.filter(|u| *u > now).map(|u| wall_now.saturating_add(u - now)),
                     sharing: "local",
                 }
             })

@@ -37,6 +37,8 @@ impl ToJson for AttemptRecord {
             .field("pending", &self.pending)
             .field("storeError", &self.store_error)
             .field("limit", &self.limit)
+            .field("hedge", &self.hedge)
+            .field("winner", &self.winner)
             .end();
     }
 }
@@ -72,6 +74,8 @@ impl FromLoose for AttemptRecord {
             pending: f.take("pending"),
             store_error: f.take("storeError"),
             limit: f.take("limit"),
+            hedge: f.take("hedge"),
+            winner: f.take("winner"),
         };
         f.finish(record)
     }

@@ -25,6 +25,9 @@ impl Operation {
             unresolved: false,
             records: Vec::new(),
             phase: Phase::Idle,
+            hedges: Vec::new(),
+            race: Vec::new(),
+            hedges_proposed: 0,
         }
     }
 

@@ -12,6 +12,8 @@ impl Operation {
     /// unknown outcome), and an operation that never proposed one refuses its initial attempt.
     /// `reason` says why (aborted, deadline, store); `pending`, what was still pending.
     pub fn cancel(&mut self, now: u64, reason: Reason, pending: Option<Pending>, budget: &mut Budget) -> Stop {
+        self.abandon_hedges(now, budget);
+        self.race.clear();
         let mut record = match std::mem::replace(&mut self.phase, Phase::Idle) {
             Phase::Sleeping { grant, record, .. } => {
                 budget.release(&self.start.scope, grant);
@@ -52,6 +54,8 @@ impl Operation {
 
     /// The caller aborted: a pending sleep is cancelled, an attempt in flight is abandoned.
     pub fn abort(&mut self, now: u64, budget: &mut Budget) -> Stop {
+        self.abandon_hedges(now, budget);
+        self.race.clear();
         let Phase::InFlight { record, .. } = &self.phase else {
             return self.cancel(now, Reason::Aborted, None, budget);
         };

@@ -19,6 +19,7 @@
 
 mod begin;
 mod cancel;
+mod hedge;
 mod outcome;
 mod propose;
 mod refuse;
@@ -156,6 +157,12 @@ pub struct Operation {
     pub(crate) unresolved: bool,
     pub(crate) records: Vec<AttemptRecord>,
     pub(crate) phase: Phase,
+    /// Hedges in flight beside the phase's request (not kept by a save: a restore resumes one).
+    pub(crate) hedges: Vec<hedge::Flight>,
+    /// The attempts of the hedged race under way, the first one included (empty: no race).
+    pub(crate) race: Vec<u32>,
+    /// Hedges proposed so far, sent or refused: at most `policy.maxHedges` per operation.
+    pub(crate) hedges_proposed: u32,
 }
 
 /// The wait before a proposed attempt, as far as it is known before the budget is asked.

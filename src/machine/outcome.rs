@@ -18,12 +18,29 @@ impl Operation {
         draws: &mut Draws,
         budget: &mut Budget,
     ) -> Action {
+        match self.conclude(now, wall_now, outcome, draws, budget) {
+            Some((verdict, provider)) => self.decide(now, verdict, provider, draws, budget),
+            None => self.pending_action(),
+        }
+    }
+
+    /// Ends the attempt in flight with `outcome`: its record, the breaker's count, its grant
+    /// settled, the provider's wait applied to the scope. Its verdict and that wait; `None` if
+    /// no attempt was in flight.
+    pub(super) fn conclude(
+        &mut self,
+        now: u64,
+        wall_now: u64,
+        outcome: &Outcome,
+        draws: &mut Draws,
+        budget: &mut Budget,
+    ) -> Option<(Reason, Option<ProviderWait>)> {
         let Phase::InFlight { record, grant } = &self.phase else {
-            return self.pending_action();
+            return None;
         };
         let (mut record, grant) = (record.clone(), *grant);
         let status = outcome.status.unwrap_or(0);
-        let mut verdict = match outcome.evidence {
+        let verdict = match outcome.evidence {
             // `not-found` proves nothing: the query is repeated, like a transient failure.
             Some(evidence) if outcome.observed == Observed::Response => {
                 if evidence.resolves() {
@@ -34,6 +51,7 @@ impl Operation {
             }
             _ => classify(self.start.kind, outcome.observed, status, self.start.policy.retry_on()),
         };
+        let took = self.elapsed(now).saturating_sub(record.start_ms);
         record.end_ms = Some(self.elapsed(now));
         record.outcome = Some(outcome.observed);
         record.status = outcome.status;
@@ -49,10 +67,25 @@ impl Operation {
             Observed::Aborted | Observed::Interrupted => budget.breaker_release(&self.start.scope),
             _ => budget.breaker_observe(&self.start.scope, now, failed, draws.rng()),
         }
+        // A hedge's `"p95"` learns from every answer of the scope, and from the timeouts of its tail.
+        if matches!(outcome.observed, Observed::Response | Observed::Timeout) && !self.start.kind.is_stream() {
+            budget.observe_latency(&self.start.scope, took);
+        }
         budget.settle(&self.start.scope, grant, verdict == Reason::Success);
         self.after_timeout = outcome.observed == Observed::Timeout;
-
         let provider = self.provider_wait(now, wall_now, outcome, verdict, budget);
+        Some((verdict, provider))
+    }
+
+    /// What follows an attempt that ended with `verdict`: a stop, or the next proposal.
+    pub(super) fn decide(
+        &mut self,
+        now: u64,
+        mut verdict: Reason,
+        provider: Option<ProviderWait>,
+        draws: &mut Draws,
+        budget: &mut Budget,
+    ) -> Action {
         let stream = self.start.kind.is_stream();
         if verdict == Reason::Throttled && self.after_provider_wait && !stream {
             verdict = Reason::RateLimited;

@@ -39,6 +39,8 @@ impl Operation {
             pending: None,
             store_error: None,
             limit: None,
+            hedge: false,
+            winner: None,
         }
     }
 
