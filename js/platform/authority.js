@@ -12,7 +12,7 @@ export function readVisit(visit) {
     return "limits, scope and priority must be strings";
   }
   const n = (k) => (Number.isFinite(visit[k]) && visit[k] >= 0 ? visit[k] : 0);
-  return { limits, scope, priority, numbers: ["weight", "earliest", "latest", "returned", "hold", "ban"].map(n) };
+  return { limits, scope, priority, numbers: ["weight", "earliest", "latest", "returned", "hold", "ban", "breaker", "probe"].map(n) };
 }
 
 export function authority(core) {
@@ -35,11 +35,12 @@ export function authority(core) {
       if (handle === 0) throw new TypeError(`Budget: ${core.text()}`);
       return handle;
     },
-    /** The answer to a visit (readVisit's): [tokens, from, hold end, ban end] (wall ms). */
+    /** The answer to a visit (readVisit's): [tokens, from, hold end, ban end, breaker's open end] (wall
+     * ms) and the probe's answer (src/budget/breaker_shared.rs). */
     lease(handle, { scope, priority, numbers }) {
       const [scopeLen, priorityLen] = core.put([scope, priority]);
       x.rl_authority_lease(handle, scopeLen, priorityLen, now(), wall(), ...numbers);
-      return [0, 1, 2, 3].map((i) => core.number(i));
+      return [0, 1, 2, 3, 4, 5].map((i) => core.number(i));
     },
     /** Its state, to store (JSON text). */
     save(handle) {

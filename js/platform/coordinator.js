@@ -7,7 +7,8 @@
 import { now, wall } from "./clock.js";
 import { describe, kind } from "./describe.js";
 
-/** Asks `stub` for a lease: `[tokens, from, hold, ban]` (wall ms), or null within `ms`. */
+/** Asks `stub` for a lease: `[tokens, from, hold, ban, breaker, probe]` (wall ms; a coordinator of
+ * an earlier version answers the first four, and the breaker stays each realm's), or null within `ms`. */
 function visit(stub, body, ms) {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(null), ms);
@@ -19,8 +20,8 @@ function visit(stub, body, ms) {
       Promise.resolve(stub.fetch("https://retryline.coordinator/lease", { method: "POST", body }))
         .then((response) => (response.ok ? response.json() : null))
         .then((answer) => {
-          const valid = Array.isArray(answer) && answer.length === 4 && answer.every((n) => typeof n === "number" && n >= 0);
-          done(valid ? Array.from(answer) : null);
+          const valid = Array.isArray(answer) && answer.length >= 4 && answer.every((n) => typeof n === "number" && n >= 0);
+          done(valid ? Array.from({ length: 6 }, (_, i) => answer[i] ?? 0) : null);
         }, () => done(null));
     } catch {
       done(null);
@@ -61,11 +62,11 @@ export function coordinator(budget, core, namespace, name, given, label = "coord
 
   /** Makes the visit the core handed out for `run`'s scope; resolves once its answer is taken up. */
   function go(run, code) {
-    const numbers = Array.from({ length: 8 }, (_, i) => core.number(i));
-    const [weight, priority, earliest, latest, returned, hold, ban, within] = numbers;
+    const numbers = Array.from({ length: 10 }, (_, i) => core.number(i));
+    const [weight, priority, earliest, latest, returned, hold, ban, within, breaker, probe] = numbers;
     x.rl_op_scope(run.op);
     const scope = core.text();
-    const body = JSON.stringify({ limits, scope, priority: core.names.priority[priority], weight, earliest, latest, returned, hold, ban });
+    const body = JSON.stringify({ limits, scope, priority: core.names.priority[priority], weight, earliest, latest, returned, hold, ban, breaker, probe });
     let asked;
     try {
       asked = visit(stub(scope), body, within);
@@ -74,8 +75,8 @@ export function coordinator(budget, core, namespace, name, given, label = "coord
     }
     const taken = asked.then((answer) => {
       const [len] = core.put([scope]);
-      const [tokens, from, heldUntil, bannedUntil] = answer ?? [0, 0, 0, 0];
-      x.rl_contact_answered(budget.handle, len, answer === null ? 0 : 1, tokens, from, heldUntil, bannedUntil, within, now(), wall());
+      const [tokens, from, heldUntil, bannedUntil, breakerUntil, probed] = answer ?? [0, 0, 0, 0, 0, 0];
+      x.rl_contact_answered(budget.handle, len, answer === null ? 0 : 1, tokens, from, heldUntil, bannedUntil, breakerUntil, probed, within, now(), wall());
     });
     // A visit in the background is not waited for; the step goes on with its own bucket.
     return code === 2 ? undefined : taken;

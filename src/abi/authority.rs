@@ -37,8 +37,9 @@ pub extern "C" fn rl_authority_free(handle: u32) {
 }
 
 /// One isolate's visit to `scope` (input) at `priority` (input): `weight`, its earliest and latest start,
-/// tokens returned, and its hold and ban ends (wall ms, 0 for none) in; numbers out: tokens, from,
-/// hold end, ban end (wall ms). A weight of 0 leases nothing.
+/// tokens returned, its hold and ban ends (wall ms, 0 for none), its breaker's opening and probe
+/// (`budget::breaker_shared`) in; numbers out: tokens, from, hold end, ban end, the breaker's open end
+/// (wall ms) and the probe's answer. A weight of 0 leases nothing.
 #[no_mangle]
 pub extern "C" fn rl_authority_lease(
     handle: u32,
@@ -52,6 +53,8 @@ pub extern "C" fn rl_authority_lease(
     returned: f64,
     hold: f64,
     ban: f64,
+    breaker: f64,
+    probe: f64,
 ) -> u32 {
     let (now, wall) = (ms(now), ms(wall));
     with_input(|input| {
@@ -72,8 +75,9 @@ pub extern "C" fn rl_authority_lease(
                 tokens = out.tokens as f64;
                 from = wall.saturating_add(out.from.saturating_sub(now)) as f64;
             }
+            let (open, slot) = budget.breaker_visited(scope, ms(breaker), ms(probe), now, wall);
             let (hold, ban) = budget.waits_wall(scope, now, wall);
-            io::numbers(&[tokens, from, hold as f64, ban as f64]);
+            io::numbers(&[tokens, from, hold as f64, ban as f64, open as f64, slot as f64]);
             1
         })
     })

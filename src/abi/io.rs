@@ -1,6 +1,6 @@
 //! The boundary's memory. JavaScript writes UTF-8 into the input area (and numbers into the numbers
 //! area), calls an export with the byte length of each string, and reads what comes back from the
-//! result slot: up to eight numbers, and a UTF-8 string in the output area. No export calls back.
+//! result slot: up to ten numbers, and a UTF-8 string in the output area. No export calls back.
 
 use std::cell::UnsafeCell;
 
@@ -12,7 +12,7 @@ use crate::input::{Invalid, Loose};
 pub struct Slot {
     out_ptr: u32,
     out_len: u32,
-    numbers: [f64; 8],
+    numbers: [f64; 10],
 }
 
 struct Shared(UnsafeCell<Slot>);
@@ -20,7 +20,7 @@ struct Shared(UnsafeCell<Slot>);
 // SAFETY: wasm32 without the atomics feature runs one thread, and no export re-enters another.
 unsafe impl Sync for Shared {}
 
-static SLOT: Shared = Shared(UnsafeCell::new(Slot { out_ptr: 0, out_len: 0, numbers: [0.0; 8] }));
+static SLOT: Shared = Shared(UnsafeCell::new(Slot { out_ptr: 0, out_len: 0, numbers: [0.0; 10] }));
 
 static INPUT: Local<Vec<u8>> = Local::new(Vec::new());
 static NUMBERS: Local<Vec<f64>> = Local::new(Vec::new());

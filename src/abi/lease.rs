@@ -19,7 +19,8 @@ pub fn forget(budget: u32) {
 }
 
 /// Hands a visit out: 0 none, 1 wait for it, 2 in the background; numbers: weight, priority code,
-/// earliest and latest start, tokens returned, hold end, ban end (wall ms), how long to wait (ms).
+/// earliest and latest start, tokens returned, hold end, ban end (wall ms), how long to wait (ms),
+/// the breaker's open end (wall ms, 0: nothing new) and the probe (see `budget::breaker_shared`).
 fn hand_out(visit: Option<Visit>) -> u32 {
     let Some(v) = visit else { return 0 };
     let priority = Priority::ALL.iter().position(|&p| p == v.priority).unwrap_or(0) as f64;
@@ -32,6 +33,8 @@ fn hand_out(visit: Option<Visit>) -> u32 {
         v.hold_wall as f64,
         v.ban_wall as f64,
         v.within as f64,
+        v.breaker_wall as f64,
+        v.probe as f64,
     ]);
     if v.background {
         2
@@ -76,8 +79,8 @@ pub extern "C" fn rl_contact_after(op: u32, now: f64, wall: f64) -> u32 {
     hand_out(visit.flatten())
 }
 
-/// The coordinator of `scope` (input) answered `[tokens, from, hold, ban]` (`answered` 1), or did
-/// not within `waited` ms (0).
+/// The coordinator of `scope` (input) answered `[tokens, from, hold, ban, breaker, probe]`
+/// (`answered` 1), or did not within `waited` ms (0).
 #[no_mangle]
 pub extern "C" fn rl_contact_answered(
     handle: u32,
@@ -87,13 +90,15 @@ pub extern "C" fn rl_contact_answered(
     from: f64,
     hold: f64,
     ban: f64,
+    breaker: f64,
+    probe: f64,
     waited: f64,
     now: f64,
     wall: f64,
 ) {
     with_input(|input| {
         let scope = input.text(scope);
-        let answer = (answered == 1).then(|| [ms(tokens), ms(from), ms(hold), ms(ban)]);
+        let answer = (answered == 1).then(|| [ms(tokens), ms(from), ms(hold), ms(ban), ms(breaker), ms(probe)]);
         BUDGETS.with(|budgets| {
             let Some(budget) = budgets.get_mut(handle) else { return };
             CONTACTS.with(|contacts| {

@@ -211,7 +211,24 @@ impl Breaker {
         self.next_open_ms = base.saturating_mul(2).min(self.config.max_open_ms);
     }
 
-    fn close(&mut self) {
+    /// Open until `until` at least: another realm's breaker opened (or the coordinator holds the
+    /// scope for a probe). A probe in flight here keeps its half-open state.
+    pub(crate) fn open_to(&mut self, until: u64) {
+        match self.state {
+            BreakerState::HalfOpen { in_flight: 1.. } => {}
+            BreakerState::Open { until: own } if own >= until => {}
+            _ => self.state = BreakerState::Open { until },
+        }
+    }
+
+    /// Half-open from closed: it was granted the probe of a breaker other realms opened.
+    pub(crate) fn half_open(&mut self) {
+        if self.state == BreakerState::Closed {
+            self.state = BreakerState::HalfOpen { in_flight: 0 };
+        }
+    }
+
+    pub(crate) fn close(&mut self) {
         self.state = BreakerState::Closed;
         self.consecutive = 0;
         self.slots = [(0, 0, 0); SLOTS];

@@ -2,6 +2,7 @@
 //! must visit the scope's coordinator, what it tells it, how long it waits, and what it takes up
 //! of the answer. The visits themselves are the shell's; this decides them, on the caller's clock.
 
+use super::breaker_shared::{PROBE_ASK, PROBE_CLOSED, PROBE_FAILED, PROBE_NONE};
 use super::lease::Lease;
 use super::{Ask, Budget, Priority};
 use crate::sorted_map::SortedMap;
@@ -29,6 +30,10 @@ struct Contact {
     /// The hold and ban ends (wall ms) the coordinator has from this realm, or told it of.
     hold_wall: u64,
     ban_wall: u64,
+    /// The breaker's open end (wall ms) the coordinator has from this realm, or told it of.
+    breaker_wall: u64,
+    /// The coordinator granted this realm the probe slot of its half-open breaker.
+    probe_granted: bool,
 }
 
 impl Contact {
@@ -55,6 +60,10 @@ pub struct Visit {
     pub hold_wall: u64,
     /// See `hold_wall`.
     pub ban_wall: u64,
+    /// This realm's breaker's open end (wall ms), if the coordinator does not have it yet (0: none).
+    pub breaker_wall: u64,
+    /// The probe slot: `PROBE_ASK` for it, `PROBE_CLOSED` (this realm's probe closed the breaker), or none.
+    pub probe: u64,
     /// How long the step waits for the answer (ms); 0 with `background`: not at all.
     pub within: u64,
     /// It goes on in the background: the step does not wait for it.
@@ -93,6 +102,11 @@ impl Contacts {
         let to_wall = |at: u64| wall.saturating_add(at.saturating_sub(now));
         let starts = (to_wall(ask.earliest), to_wall(ask.latest));
         let contact = self.contact(ask.scope);
+        // A half-open breaker sends its probe only with the coordinator's grant: one among all realms.
+        // A closed one asks too when it visits anyway: the coordinator may be half-open (a realm new
+        // to the scope must not probe beside the realm it granted).
+        let probe = budget.breaker_probe_due(ask.scope, now) && !contact.probe_granted;
+        let ask_too = probe || (budget.breaker_closed(ask.scope, now) && !contact.probe_granted);
         let lease = budget.lease(ask.scope);
         let room = lease.is_some_and(|l| now < l.until && l.start(ask.weight, ask.earliest).is_some());
         if contact.unreachable() {
@@ -103,15 +117,19 @@ impl Contacts {
                 return None;
             }
             self.scopes.get_or_insert_with(ask.scope, Contact::default).retry_at = now.saturating_add(RETRY_MS);
-            return Some(visit(budget, ask.scope, 0, ask.priority, starts, (now, wall), CONTACT_MS, true));
+            return Some(visit(budget, &contact, ask.scope, 0, ask.priority, starts, (now, wall), CONTACT_MS, true));
         }
-        if room && now < contact.heard_at.saturating_add(FRESH_MS) {
+        if room && now < contact.heard_at.saturating_add(FRESH_MS) && !probe {
             return None;
         }
         // Only news is needed while the lease has room: tokens taken and not sent are slack.
         let weight = if room { 0 } else { ask.weight };
         let within = CONTACT_MS.max(self.joining_ms).min(deadline.saturating_sub(now));
-        Some(visit(budget, ask.scope, weight, ask.priority, starts, (now, wall), within, false))
+        let mut v = visit(budget, &contact, ask.scope, weight, ask.priority, starts, (now, wall), within, false);
+        if ask_too {
+            v.probe = PROBE_ASK;
+        }
+        Some(v)
     }
 
     /// After a budget step on `scope`: a hold or ban it set reaches the coordinator before the
@@ -130,27 +148,41 @@ impl Contacts {
         let (hold_wall, ban_wall) = budget.waits_wall(scope, now, wall);
         // Wall ends drift by a ms as they move between clocks: only a later end is news.
         let news = |end: u64, known: u64| end > known.saturating_add(WALL_SLACK_MS);
-        if contact.unreachable() || !(news(hold_wall, contact.hold_wall) || news(ban_wall, contact.ban_wall)) {
+        let open_wall = budget.breaker_open_wall(scope, now, wall);
+        // The probe this realm was granted answered: its outcome ends the coordinator's hold for it.
+        let closed = contact.probe_granted && budget.breaker_closed(scope, now);
+        let failed = contact.probe_granted && open_wall > 0;
+        let breaker_news = news(open_wall, contact.breaker_wall) || closed || failed;
+        if contact.unreachable()
+            || !(news(hold_wall, contact.hold_wall) || news(ban_wall, contact.ban_wall) || breaker_news)
+        {
             return None;
         }
         let within = CONTACT_MS.min(deadline.saturating_sub(now));
-        Some(visit(budget, scope, 0, priority, (0, 0), (now, wall), within, false))
+        let mut v = visit(budget, &contact, scope, 0, priority, (0, 0), (now, wall), within, false);
+        if closed {
+            v.probe = PROBE_CLOSED;
+        } else if failed {
+            (v.probe, v.breaker_wall) = (PROBE_FAILED, open_wall);
+        }
+        Some(v)
     }
 
-    /// Takes up the coordinator's answer `[tokens, from, hold, ban]` (wall ms), or notes that it
+    /// Takes up the coordinator's answer `[tokens, from, hold, ban, breaker, probe]` (wall ms; see
+    /// [`super::breaker_shared`]; an answer of four leaves the breaker this realm's), or notes that it
     /// is down if it did not answer within the whole [`CONTACT_MS`] (a wait the deadline cut
     /// proves nothing). `waited` is how long the step waited for it.
     pub fn answered(
         &mut self,
         budget: &mut Budget,
         scope: &str,
-        answer: Option<[u64; 4]>,
+        answer: Option<[u64; 6]>,
         waited: u64,
         now: u64,
         wall: u64,
     ) {
         let contact = self.scopes.get_or_insert_with(scope, Contact::default);
-        let Some([tokens, from, hold, ban]) = answer else {
+        let Some([tokens, from, hold, ban, breaker, probe]) = answer else {
             if waited < CONTACT_MS.max(self.joining_ms) {
                 return;
             }
@@ -172,7 +204,33 @@ impl Contacts {
             let lease = Lease { tokens: kept.saturating_add(tokens), from, until: from.saturating_add(LEASE_MS) };
             budget.set_lease(scope, Some(lease));
         }
-        *contact = Contact { heard_at: now, retry_at: 0, hold_wall: hold, ban_wall: ban };
+        let granted = probe == PROBE_ASK;
+        if granted {
+            // Granted to a realm whose breaker is closed: its next attempt is the probe, as if half-open.
+            budget.breaker_half_open_now(scope);
+        }
+        let told = contact.breaker_wall;
+        match probe {
+            // Closed by another realm's probe: an opening of this realm's the coordinator had is over too.
+            PROBE_CLOSED
+                if !budget.breaker_closed(scope, now)
+                    && budget.breaker_open_wall(scope, now, wall) <= told.saturating_add(WALL_SLACK_MS) =>
+            {
+                budget.breaker_close(scope)
+            }
+            PROBE_NONE if breaker > wall && !contact.probe_granted => budget.breaker_open_to(scope, to_mono(breaker)),
+            _ => {}
+        }
+        // A grant lasts while the breaker is half-open: its probe goes, then answers.
+        let probe_granted = granted || (contact.probe_granted && budget.breaker_half_open(scope, now));
+        *contact = Contact {
+            heard_at: now,
+            retry_at: 0,
+            hold_wall: hold,
+            ban_wall: ban,
+            breaker_wall: breaker,
+            probe_granted,
+        };
         self.joining_ms = 0;
     }
 }
@@ -181,6 +239,7 @@ impl Contacts {
 #[allow(clippy::too_many_arguments)]
 fn visit(
     budget: &mut Budget,
+    contact: &Contact,
     scope: &str,
     weight: u32,
     priority: Priority,
@@ -194,6 +253,9 @@ fn visit(
         budget.set_lease(scope, None);
     }
     let (hold_wall, ban_wall) = budget.waits_wall(scope, now, wall);
+    // Only an opening it does not have: a stale one would open it again after a probe closed it.
+    let opened = budget.breaker_open_wall(scope, now, wall);
+    let breaker_wall = if opened > contact.breaker_wall.saturating_add(WALL_SLACK_MS) { opened } else { 0 };
     Visit {
         weight,
         priority,
@@ -202,6 +264,8 @@ fn visit(
         returned: ended.map_or(0, |l| l.tokens),
         hold_wall,
         ban_wall,
+        breaker_wall,
+        probe: PROBE_NONE,
         within,
         background,
     }

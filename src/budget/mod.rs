@@ -16,6 +16,7 @@
 //! Nothing here reads a clock: `now` (monotonic ms) is always given.
 
 pub mod breaker;
+pub mod breaker_shared;
 pub mod bucket;
 pub mod config;
 pub mod contact;

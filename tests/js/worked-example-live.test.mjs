@@ -45,16 +45,21 @@ test("live, the worked example sends 4 requests at the article's instants and st
   assert.equal(mock.requests({ path }).length, 4);
   assert.equal(sent.length, expected.wireRequests);
   // Never before the replayed instant; late by no more than the control chain (plain timers of the
-  // same lengths, armed in the same run) plus a margin for the loopback and the engine.
+  // same lengths, armed in the same run) plus a margin for the loopback and the engine — and, on a
+  // machine busy enough to make the control late, that lateness once more: the call's chain runs the
+  // same timers and also the aborts and the mock's work between them (a clone under load: 7040 ms
+  // against a control at 6938 for an instant of 6900).
   const replayed = expected.records.filter((r) => r.decision === "sent").map((r) => r.startMs);
+  const bound = (control, instant) => control + MARGIN_MS + Math.max(0, control - instant);
   sent.forEach((r, i) => {
     const what = `attempt ${i + 1}: ${r.startMs} vs ${replayed[i]}, control ${fired.starts[i].toFixed(0)}`;
-    assert.ok(r.startMs >= replayed[i] && r.startMs < fired.starts[i] + MARGIN_MS, what);
+    assert.ok(r.startMs >= replayed[i] && r.startMs < bound(fired.starts[i], replayed[i]), what);
   });
   const refused = error.records.at(-1);
   assert.equal(refused.decision, "refused");
   assert.equal(refused.attempt, 5);
-  assert.ok(refused.decidedAtMs >= 8400 && refused.decidedAtMs < fired.end + MARGIN_MS, `${refused.decidedAtMs}, control ${fired.end.toFixed(0)}`);
+  const ended = bound(fired.end, 8400);
+  assert.ok(refused.decidedAtMs >= 8400 && refused.decidedAtMs < ended, `${refused.decidedAtMs}, control ${fired.end.toFixed(0)}`);
   assert.deepEqual(error.records.map((r) => r.sampledDelayMs), expected.records.map((r) => r.sampledDelayMs));
 });
 

@@ -22,6 +22,8 @@ after(() => rig?.close());
 const flood = (worker, path, ms, share) =>
   rig.worker.call(`/${worker}/flood`, { url: rig.mock.url + path, limits, policy, ms, share });
 const once = (worker, path, share) => rig.worker.call(`/${worker}/once`, { url: rig.mock.url + path, limits, policy, share });
+const calls = (worker, path, share, n, given = limits) =>
+  rig.worker.call(`/${worker}/calls`, { url: rig.mock.url + path, limits: given, policy, share, n });
 
 test("two isolates flooding one scope through one coordinator never exceed capacity + one second of refill", { timeout: 60_000 }, async () => {
   const results = await Promise.all([flood("w1", "/co/flood", 3000, "flood"), flood("w2", "/co/flood", 3000, "flood")]);
@@ -72,4 +74,28 @@ test("a ban survives a workerd restart: a new isolate is refused without a reque
   assert.ok(after.snapshot[0].banRemainingMs > 10_000, `the ban's end was kept: ${JSON.stringify(after.snapshot)}`);
   await sleep(100);
   assert.equal(rig.mock.requests({ path: "/co/restart" }).length, 1, "nothing reached the server after the restart");
+});
+
+test("two isolates see one breaker: opened by one isolate's failures, refusing in both, one probe among them", { timeout: 60_000 }, async () => {
+  const breakerLimits = { ...limits, retryQuota: false, breaker: { consecutiveFailures: 3, openMs: 1500, maxOpenMs: 1500 } };
+  const path = "/co/breaker";
+  rig.mock.script(path, [{ status: 503 }, { status: 503 }, { status: 503 }]);
+  const opened = await calls("w1", path, "breaker", 3, breakerLimits);
+  assert.deepEqual(opened.outcomes, ["attempts", "attempts", "attempts"]);
+  assert.equal(opened.snapshot[0].breaker, "open");
+  // The other isolate, with a budget of its own: refused before sending, nothing at the server.
+  const refused = await calls("w2", path, "breaker", 3, breakerLimits);
+  assert.deepEqual(refused.outcomes, ["circuit-open", "circuit-open", "circuit-open"], JSON.stringify(refused));
+  assert.equal(rig.mock.requests({ path }).length, 3);
+  // Both half-open once the open time is up: of six calls at once, three in each isolate, one probe goes.
+  await sleep(Math.max(0, opened.snapshot[0].breakerOpenUntil - Date.now()) + 100);
+  rig.mock.script(path, Array.from({ length: 10 }, () => ({ status: 200, delayMs: 300 })));
+  const racing = await Promise.all(["w1", "w2", "w1", "w2", "w1", "w2"].map((w) => calls(w, path, "breaker", 1, breakerLimits)));
+  const outcomes = racing.flatMap((r) => r.outcomes);
+  assert.equal(rig.mock.requests({ path }).length, 4, `one probe among the isolates: ${outcomes}`);
+  assert.deepEqual(outcomes.filter((o) => o !== "circuit-open"), [200], `${outcomes}`);
+  // The probe closed it for both: the next calls in either isolate go.
+  const closed = await Promise.all(["w1", "w2"].map((w) => calls(w, path, "breaker", 1, breakerLimits)));
+  assert.deepEqual(closed.flatMap((r) => r.outcomes), [200, 200]);
+  assert.equal(closed[1].snapshot[0].breaker, "closed");
 });
