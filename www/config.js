@@ -4,8 +4,14 @@
 // from the same call (scripts/www.mjs: the browser build has no worksheet), so the two cannot
 // drift. Plain data and functions only: imported by the page (through Vite) and by Node alike.
 
-/** The budget's limits: a token bucket for the widgets' scope alone (20 tokens, 10 a second). */
-export const BUDGET = { scopes: { widgets: { capacity: 20, refillPerSecond: 10 } } };
+/** The budget's limits: a token bucket for the widgets' scope alone (20 tokens, 10 a second), and a
+ * breaker for the trades scope (open after 3 failures in a row, for 1 s). */
+export const BUDGET = {
+  scopes: {
+    widgets: { capacity: 20, refillPerSecond: 10 },
+    trades: { breaker: { consecutiveFailures: 3, openMs: 1000, maxOpenMs: 1000 } },
+  },
+};
 
 /** The worked example's policy: the reference article's numbers. */
 const WORKED_EXAMPLE = { deadlineMs: 12_000, attemptTimeoutMs: 1500, maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 4000, jitter: "full" };
@@ -22,6 +28,10 @@ export function families(exchange) {
     { name: "418 ban", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/klines` }, policy: { deadlineMs: 2000, attemptTimeoutMs: 1000 } },
     { name: "account (background tab)", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/account` },
       policy: { deadlineMs: 4000, attemptTimeoutMs: 1000, jitter: "none", baseDelayMs: 500 } },
+    { name: "trades (breaker)", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/trades` }, scope: "trades",
+      policy: { maxAttempts: 1, deadlineMs: 2000, attemptTimeoutMs: 1000 } },
+    { name: "hedged read", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/avgPrice` },
+      policy: { maxHedges: 1, hedgeAfterMs: 150, deadlineMs: 3000, attemptTimeoutMs: 2000 } },
     // The lost-order scenario's submissions: the body is JSON, its newClientOrderId the order's identity.
     { name: "orders", match: { method: "POST", url: `${exchange}/api/v3/order` }, operation: "order",
       key: ({ init }) => JSON.parse(init?.body ?? "{}").newClientOrderId, policy: { deadlineMs: 5000, attemptTimeoutMs: 2000 } },

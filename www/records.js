@@ -4,7 +4,7 @@ export const COLUMNS = [
   ["attempt", "#"], ["family", "family"], ["decision", "decision"], ["outcome", "outcome"], ["status", "status"], ["decidedAtMs", "decided ms"],
   ["startMs", "start ms"], ["endMs", "end ms"], ["windowMs", "window"], ["sampledDelayMs", "draw"],
   ["providerWaitMs", "provider min"], ["retryAfter", "Retry-After"], ["budgetWaitMs", "budget wait"],
-  ["plannedWaitMs", "planned wait"], ["remainingMs", "left"], ["reason", "reason"], ["url", "url"],
+  ["plannedWaitMs", "planned wait"], ["remainingMs", "left"], ["reason", "reason"], ["hedge", "hedge"], ["winner", "winner"], ["url", "url"],
 ];
 
 export function drawRecords(host, records, columns = COLUMNS) {

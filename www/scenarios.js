@@ -4,7 +4,7 @@
 // reach its script or its count. Every client is the page's (clients.js): its policies are the
 // families of config.js, the ones the worksheet panel shows.
 import { RetryError } from "retryline";
-import { client as pageClient, policyOf } from "./clients.js";
+import { budget as pageBudget, client as pageClient, policyOf } from "./clients.js";
 
 const block = (ms) => {
   const until = performance.now() + ms;
@@ -75,6 +75,42 @@ export const scenarios = [
       await new Promise((r) => setTimeout(r, 3100));
       ops.push(await read("after the ban"));
       return { operations: ops, path, wire: await ex.wire(path) };
+    },
+  },
+  {
+    id: "breaker",
+    name: "A circuit breaker opens",
+    about: "The trades scope has a breaker: 3 failures in a row open it for 1 s (and up to half again, of jitter). Three " +
+      "reads get 503; the fourth is refused before sending (circuit-open). Once it is half-open one probe goes, answered " +
+      "200, and that closes it: the read after it goes too.",
+    async run(ex) {
+      const path = ex.route("timeline", "/api/v3/trades");
+      await ex.script(path, [{ status: 503 }, { status: 503 }, { status: 503 }]);
+      const budget = pageBudget();
+      const client = pageClient(ex, { budget });
+      const { deadlineMs } = policyOf("trades (breaker)");
+      const read = (label) => operation(label, (onAttempt) => client.fetch(`${ex.url}${path}`, undefined, { onAttempt }), deadlineMs);
+      const ops = [];
+      for (let i = 1; i <= 3; i++) ops.push(await read(`failing read ${i}`));
+      ops.push(await read("while open"));
+      const until = budget.snapshot().find((s) => s.scope === "trades")?.breakerOpenUntil ?? Date.now();
+      await new Promise((r) => setTimeout(r, Math.max(0, until - Date.now()) + 50));
+      ops.push(await read("the probe"), await read("after it closed"));
+      return { operations: ops, path, wire: await ex.wire(path) };
+    },
+  },
+  {
+    id: "hedge",
+    name: "A hedged read",
+    about: "maxHedges: 1, hedgeAfterMs: 150. The first request lands on a slow server (1.5 s); after 150 ms without an " +
+      "answer a second request of the same read goes, is answered at once and wins; the first is aborted.",
+    async run(ex) {
+      const path = ex.route("timeline", "/api/v3/avgPrice");
+      await ex.script(path, [{ status: 200, delayMs: 1500 }, { status: 200 }]);
+      const client = pageClient(ex);
+      const op = await operation("hedged read", (onAttempt) => client.fetch(`${ex.url}${path}`, undefined, { onAttempt }), policyOf("hedged read").deadlineMs);
+      op.records.sort((a, b) => a.startMs - b.startMs);
+      return { operations: [op], path, wire: await ex.wire(path) };
     },
   },
   {

@@ -22,11 +22,13 @@ const colour = (r) => {
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/** What a record's bar says. */
+/** What a record's bar says: a hedge says so, and in a hedged race whether it won. */
 function label(r) {
-  if (r.decision === "refused") return `refused: ${r.reason}`;
-  if (r.status) return `${r.status}`;
-  return r.outcome ?? "";
+  const race = r.winner === null || r.winner === undefined ? "" : r.winner === r.attempt ? " (won)" : " (lost)";
+  const hedge = r.hedge ? "hedge " : "";
+  if (r.decision === "refused") return `${hedge}refused: ${r.reason}`;
+  if (r.status) return `${hedge}${r.status}${race}`;
+  return `${hedge}${r.outcome ?? ""}${race}`;
 }
 
 /** Draws `operations` ([{ label, records, stop, deadlineMs }]) into `host`. */

@@ -10,6 +10,22 @@ import { SEND, now, report, step } from "./steps.js";
 export const AWAIT = 4;
 const HEDGE = Symbol("hedge");
 
+// A page or a worker of one: there the HTTP cache holds a second GET of a URL until the first one
+// ends (Chromium's cache lock), so a hedge skips the cache. Not elsewhere: workerd may refuse `cache`.
+const BROWSER = typeof window === "object" || typeof importScripts === "function";
+
+/** The call's request, as a hedge sends it. */
+function hedgeOf(template) {
+  if (!BROWSER) return template;
+  return {
+    forAttempt(signal) {
+      const args = template.forAttempt(signal);
+      if (args[1]?.cache !== undefined) return args; // the caller's own cache mode stands
+      return [args[0], { ...args[1], cache: "no-store" }];
+    },
+  };
+}
+
 /** Runs the attempt the core just sent, and its hedges, to the core's next action. `begin` sends
  * one request (or returns at once the stop of one that never leaves); `verdict` feeds an outcome. */
 export async function hedged(call, delayMs, begin, verdict) {
@@ -74,7 +90,7 @@ async function hedge(call, flights) {
       controller = new AbortController();
     } catch {}
     const limit = Math.min(call.n1, call.deadline - now());
-    const result = send(c.fetch, call.template, limit, call.signals, call.header, call.readBody, controller, call.waits);
+    const result = send(c.fetch, hedgeOf(call.template), limit, call.signals, call.header, call.readBody, controller, call.waits);
     flights.set(call.n0, { controller, result });
   }
   return arm(delay);

@@ -93,3 +93,16 @@ test("the hedge options are checked like every option, on the client and per cal
   assert.match(refused.message, /policy\.hedgeAfterMs/);
   assert.equal(mock.requests({ path: PATH }).length, 0);
 });
+
+test("asFetch hedges a late read through its defaults, and through describe per request", async () => {
+  const client = new RetryClient({ budget: new Budget({ retryQuota: false }) });
+  const hedged = client.asFetch({ policy: { maxHedges: 1, hedgeAfterMs: 80 } });
+  mock.script(PATH, [{ status: 200, delayMs: 1500, body: { price: "slow" } }, { status: 200, body: { price: "fast" } }]);
+  assert.equal((await (await hedged(`${mock.url}${PATH}`)).json()).price, "fast");
+  assert.equal(mock.requests({ path: PATH }).length, 2);
+  mock.reset();
+  const described = client.asFetch({ describe: (request) => (request.url.includes("ticker") ? { policy: { maxHedges: 1, hedgeAfterMs: 80 } } : {}) });
+  mock.script(PATH, [{ status: 200, delayMs: 1500, body: { price: "slow" } }, { status: 200, body: { price: "fast" } }]);
+  assert.equal((await (await described(`${mock.url}${PATH}`)).json()).price, "fast");
+  assert.equal(mock.requests({ path: PATH }).length, 2);
+});

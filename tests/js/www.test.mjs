@@ -83,6 +83,9 @@ test("npm start serves the dashboard; in Chromium the worked example runs on loa
     await streamEpisodes(page, exchange);
     assert.deepEqual(errors, []);
 
+    await breakerAndHedge(page, exchange);
+    assert.deepEqual(errors, []);
+
     // The contention panel: the simulator compiled to wasm runs here, every point drawn beside the published one.
     await page.click("#run-contention");
     await page.waitForFunction(() => document.querySelector("#contention")?.dataset.points === "133", null, { timeout: 120_000 });
@@ -163,4 +166,34 @@ async function streamEpisodes(page, exchange) {
 
   await page.selectOption("#stream-episode", "ban");
   await (await page.$("#stream-panel")).screenshot({ path: `${screenshotDir}/stream-panel.png` });
+}
+
+/** The timeline's breaker and hedged-read scenarios, judged by the server's request log of their runs. */
+async function breakerAndHedge(page, exchange) {
+  const runOf = async (id) => {
+    const before = Number((await page.getAttribute("#summary", "data-runs")) ?? 0);
+    await page.selectOption("#scenario", id);
+    await page.click("#run");
+    await page.waitForSelector(`#summary[data-scenario="${id}"][data-runs="${before + 1}"]`, { timeout: 30_000 });
+    return page.getAttribute("#summary", "data-path");
+  };
+  const breakerPath = await runOf("breaker");
+  const stops = await page.$$eval("[data-stop]", (bs) => bs.map((b) => b.textContent.replace(/ at .*/, "")));
+  assert.deepEqual(stops, ["attempts", "attempts", "attempts", "circuit-open", "success", "success"]);
+  assert.equal((await requests(exchange, breakerPath)).length, 5, "nothing sent while open, one probe");
+  assert.ok((await page.textContent("#timeline")).includes("refused: circuit-open"), "the refusal is drawn");
+
+  const hedgePath = await runOf("hedge");
+  const log = await requests(exchange, hedgePath);
+  assert.equal(log.length, 2);
+  const records = await page.$$eval("#records table", ([t]) => {
+    const titles = [...t.tHead.rows[0].cells].map((c) => c.textContent);
+    return [...t.tBodies[0].rows].map((r) => Object.fromEntries([...r.cells].map((c, i) => [titles[i], c.textContent])));
+  });
+  const [first, hedge] = records;
+  assert.deepEqual([first.hedge, first.winner, hedge.hedge, hedge.winner], ["false", "2", "true", "2"], JSON.stringify(records));
+  assert.ok(Number(hedge["start ms"]) - Number(first["start ms"]) >= 150, "the hedge went after its delay");
+  assert.ok(log[1].receivedAtMs > log[0].receivedAtMs);
+  const drawn = await page.textContent("#timeline");
+  assert.ok(drawn.includes("hedge 200 (won)") && drawn.includes("aborted (lost)"), drawn);
 }
