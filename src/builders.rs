@@ -88,6 +88,14 @@ impl PolicyBuilder {
     pub fn min_attempt_ms(self, ms: u64) -> Self {
         PolicyBuilder(self.0.number("minAttemptMs", ms))
     }
+    /// Hedges of a late read or idempotent call, at most `n` (0–4) per call ([`crate::hedging`]).
+    pub fn max_hedges(self, n: u32) -> Self {
+        PolicyBuilder(self.0.number("maxHedges", u64::from(n)))
+    }
+    /// A hedge goes once the answer is this late (default: the scope's 95th percentile).
+    pub fn hedge_after_ms(self, ms: u64) -> Self {
+        PolicyBuilder(self.0.number("hedgeAfterMs", ms))
+    }
     /// The policy, or the first field that is wrong.
     pub fn build(self) -> Result<Policy, InvalidOption> {
         Policy::from_options(&self.0.into_loose())
@@ -121,6 +129,11 @@ impl BudgetBuilder {
     /// The response header carrying the provider's own count of weight used (e.g. `X-MBX-USED-WEIGHT-1M`).
     pub fn used_weight_header(self, name: &str) -> Self {
         BudgetBuilder(self.0.set("usedWeightHeader", Loose::Text(name.to_owned())))
+    }
+    /// A circuit breaker per scope with its defaults ([`crate::budget::breaker::BreakerConfig`]);
+    /// its fields through [`BudgetConfig::from_options`].
+    pub fn breaker(self) -> Self {
+        BudgetBuilder(self.0.set("breaker", Loose::Bool(true)))
     }
     /// No retry quota: retries are limited by attempts, deadline and tokens only.
     pub fn without_retry_quota(self) -> Self {

@@ -412,3 +412,30 @@ async fn a_store_that_throws_stops_the_order_before_it_is_sent() {
     assert!(error.to_string().contains("store.get failed: Error: get boom"), "{error}");
     assert_eq!(server_log(&path).await.len(), 0, "nothing was sent");
 }
+
+/// A late read is hedged after its delay: the hedge's answer wins, the slow request is dropped
+/// (which aborts it), and the records say which won. In Chrome the hedge skips the HTTP cache,
+/// whose lock would hold it behind the first request of the same URL until that one ended.
+#[wasm_bindgen_test]
+async fn a_late_read_is_hedged_and_the_faster_answer_wins() {
+    let path = runtime_path("hedge");
+    let slow_then_fast =
+        r#"[{"status":200,"delayMs":1500,"body":{"price":"slow"}},{"status":200,"body":{"price":"fast"}}]"#;
+    script(&path, None, slow_then_fast).await;
+    let seen = Rc::new(RefCell::new(Vec::<AttemptRecord>::new()));
+    let records = seen.clone();
+    let c = Client::builder()
+        .policy(policy(|p| p.max_hedges(1).hedge_after_ms(150)))
+        .on_attempt(move |r| records.borrow_mut().push(r.clone()))
+        .build();
+    let response = c.get(&url(&path), CallOptions::default()).await.expect("the hedge answers");
+    let body = response_json(response.into()).await;
+    assert_eq!(get(&body, "price").as_string().as_deref(), Some("fast"), "in {}", crate::RUNTIME);
+    let mut sent: Vec<_> =
+        seen.borrow().iter().filter(|r| r.is_sent()).map(|r| (r.attempt, r.hedge, r.winner, r.start_ms)).collect();
+    sent.sort_unstable();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!((sent[0].1, sent[0].2, sent[1].1, sent[1].2), (false, Some(2), true, Some(2)));
+    assert!(sent[1].3 >= sent[0].3 + 150, "the hedge went after its delay: {sent:?}");
+    assert_eq!(server_log(&path).await.len(), 2);
+}

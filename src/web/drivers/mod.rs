@@ -7,6 +7,7 @@
 //! call.rs      a call prepared: request built, deadline fixed, signals gathered
 //! run.rs       the call loop: claim ─▶ buffer ─▶ start ─▶ (save ─▶ attempt | sleep)* ─▶ settle
 //! attempt.rs   one attempt on the wire, and the core's verdict on it
+//! hedge.rs     a hedged attempt: the request in flight and its hedges, the first usable answer wins
 //! steps.rs     budget steps (under the tabs' lock when shared) and sleeps, for every operation
 //! settle.rs    the key finished in the store, the response handed on or the failure described
 //! keyed.rs     a key's life in the store: claimed, saved, resumed, finished
@@ -19,6 +20,7 @@ mod attempt;
 pub mod call;
 pub mod driver;
 pub mod failed;
+mod hedge;
 mod keyed;
 pub mod reconcile;
 mod run;

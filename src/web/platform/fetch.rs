@@ -81,6 +81,20 @@ impl Drop for AbortOnDrop<'_> {
     }
 }
 
+/// Whether this is a page or a worker of one: there the HTTP cache holds a second GET of a URL until
+/// the first ends (Chromium's cache lock), so a hedge must skip it. Not elsewhere: workerd may refuse `cache`.
+fn in_a_browser() -> bool {
+    let global = js_sys::global();
+    ["window", "importScripts"].iter().any(|name| values::get(&global, name).is_ok_and(|v| !v.is_undefined()))
+}
+
+/// `init` with `cache: "no-store"` (a hedge's request, in a browser).
+fn uncached(init: JsValue) -> JsValue {
+    let init = if init.is_object() { init } else { js_sys::Object::new().into() };
+    let _ = values::define(&init, "cache", &JsValue::from_str("no-store"));
+    init
+}
+
 /// Sends one attempt and waits for its response (and its body, with `read_body`) for at most `limit_ms`.
 pub async fn send(
     template: &RequestTemplate,
@@ -88,6 +102,18 @@ pub async fn send(
     abort: &AbortWatch,
     used_weight_header: Option<&str>,
     read_body: bool,
+) -> Attempt {
+    send_as(template, limit_ms, abort, used_weight_header, read_body, false).await
+}
+
+/// [`send`], for a hedge when `hedge` (its request skips a browser's HTTP cache).
+pub async fn send_as(
+    template: &RequestTemplate,
+    limit_ms: u64,
+    abort: &AbortWatch,
+    used_weight_header: Option<&str>,
+    read_body: bool,
+    hedge: bool,
 ) -> Attempt {
     if abort.is_aborted() {
         return Attempt { transmitted: false, ..Attempt::failed(Observed::Aborted, None, None) };
@@ -100,6 +126,7 @@ pub async fn send(
     let in_flight = AbortOnDrop(Some(&controller));
     // Counted as sent: never seen in practice, and an order is safer called unknown than repeated.
     let (input, init) = match template.for_attempt(&controller.signal()) {
+        Ok((input, init)) if hedge && in_a_browser() => (input, uncached(init)),
         Ok(arguments) => arguments,
         Err(e) => return Attempt::broken(text::join(&["the request could not be rebuilt: ", &describe(&e)])),
     };
