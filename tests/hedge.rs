@@ -41,7 +41,10 @@ fn sent(kind: OperationKind, policy: Value, budget: &mut Budget, draws: &mut Dra
     op
 }
 
-fn reasons(records: &[AttemptRecord]) -> Vec<(u32, bool, Option<Reason>, bool, Option<u32>)> {
+/// A record as the tests read it: attempt, sent, reason, hedge, winner.
+type Row = (u32, bool, Option<Reason>, bool, Option<u32>);
+
+fn reasons(records: &[AttemptRecord]) -> Vec<Row> {
     records.iter().map(|r| (r.attempt, r.is_sent(), r.reason, r.hedge, r.winner)).collect()
 }
 
