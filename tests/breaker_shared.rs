@@ -4,6 +4,8 @@
 //! them again; a coordinator without a breaker leaves each realm its own.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use retryline::budget::breaker_shared::{PROBE_ASK, PROBE_CLOSED, PROBE_HOLD_MS, PROBE_NONE};
 use retryline::budget::contact::{Contacts, Visit};
 use retryline::budget::{Ask, BudgetConfig};

@@ -3,7 +3,9 @@
 //! the scope's observed answers; records that say which request won.
 #![cfg(not(target_arch = "wasm32"))]
 
-use retryline::budget::BudgetConfig;
+mod common;
+
+use common::budget;
 use retryline::budget::Limit;
 use retryline::record::AttemptRecord;
 use retryline::{
@@ -15,10 +17,6 @@ const WALL: u64 = 1_767_225_600_000;
 
 fn loose(v: Value) -> Loose {
     serde_json::from_value(v).unwrap()
-}
-
-fn budget(options: Value) -> Budget {
-    Budget::new(BudgetConfig::from_options(&loose(options)).unwrap())
 }
 
 fn start(kind: OperationKind, policy: Value) -> Start {
