@@ -133,6 +133,9 @@ fn a_failed_probe_opens_every_realm_again() {
     let left = b.budget.breaker_open_ms("s", now + 200);
     assert!((1..=1000).contains(&left), "{left}");
     assert_eq!(authority.breaker_open_ms("s", now + 200), left);
+    // The grant ended with its probe: half-open again, A asks for the slot anew.
+    assert_eq!(a.before(&mut authority, now + 1300).map(|v| v.probe), Some(PROBE_ASK));
+    assert_eq!(a.state(now + 1300), "half-open");
 }
 
 #[test]
@@ -184,4 +187,18 @@ fn a_realm_new_to_the_scope_takes_the_probe_or_waits_for_it() {
     assert_eq!(d.state(1601), "open", "the other waits for the probe");
     // A realm whose breaker is open asks nothing: its visits carry no probe.
     assert_eq!(d.before(&mut authority, 1700).map(|v| v.probe), Some(PROBE_NONE));
+}
+
+#[test]
+fn the_coordinator_grants_only_who_asks_and_an_end_now_opens_nothing() {
+    let mut authority = budget(true);
+    // Closed: an opening that ends now is no opening.
+    assert_eq!(authority.breaker_visited("s", WALL + 100, PROBE_NONE, 100, WALL + 100), (0, PROBE_CLOSED));
+    let (open, probe) = authority.breaker_visited("s", WALL + 1100, PROBE_NONE, 100, WALL + 100);
+    assert_eq!((open, probe), (WALL + 1100, PROBE_NONE));
+    // Half-open: a visit that does not ask is not granted the slot, and leaves it for one that asks.
+    assert_eq!(authority.breaker_visited("s", 0, PROBE_NONE, 1200, WALL + 1200), (0, PROBE_NONE));
+    assert_eq!(authority.snapshot(1200, WALL + 1200)[0].breaker, Some("half-open"));
+    assert_eq!(authority.breaker_visited("s", 0, PROBE_ASK, 1201, WALL + 1201), (0, PROBE_ASK));
+    assert_eq!(authority.breaker_visited("s", 0, PROBE_ASK, 1202, WALL + 1202).1, PROBE_NONE, "one grant");
 }

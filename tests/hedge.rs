@@ -247,6 +247,9 @@ fn the_options_are_checked_and_a_saved_policy_reads_back() {
         let error = Policy::default().with_options(&loose(options.clone())).unwrap_err();
         assert!(error.to_string().contains(field), "{options}: {error}");
     }
+    // A name that is not "p95" is told what the one name is.
+    let error = Policy::default().with_options(&loose(json!({ "hedgeAfterMs": "p99" }))).unwrap_err();
+    assert!(error.to_string().contains("\"p95\""), "{error}");
     for options in [json!({ "maxHedges": 2, "hedgeAfterMs": "p95" }), json!({ "maxHedges": 1, "hedgeAfterMs": 25 })] {
         let policy = Policy::default().with_options(&loose(options)).unwrap();
         let text = serde_json::to_value(&policy).unwrap();
@@ -254,4 +257,14 @@ fn the_options_are_checked_and_a_saved_policy_reads_back() {
         assert_eq!(back, policy);
         assert_ne!(back, Policy::default());
     }
+}
+
+#[test]
+fn a_latency_past_every_bucket_is_counted_in_the_last() {
+    let mut latency = retryline::budget::latency::Latency::default();
+    for _ in 0..20 {
+        latency.observe(3_600_000);
+    }
+    let p95 = latency.quantile(950).expect("twenty observations");
+    assert!(p95 >= 49_000, "{p95}");
 }

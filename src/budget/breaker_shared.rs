@@ -76,15 +76,17 @@ impl Budget {
     /// and `probe`), and the answer `(open end wall ms, probe)`. No breaker: `(0, PROBE_NONE)`.
     pub fn breaker_visited(&mut self, scope: &str, opened: u64, probe: u64, now: u64, wall: u64) -> (u64, u64) {
         let to_mono = |at: u64| now.saturating_add(at.saturating_sub(wall));
-        let Some(state) = self.breaker_state(scope, now) else { return (0, PROBE_NONE) };
+        if self.breaker_state(scope, now).is_none() {
+            return (0, PROBE_NONE);
+        }
         if probe == PROBE_CLOSED || probe == PROBE_FAILED {
             self.breaker_close(scope);
         }
+        // An end still to come: one that is now or past opens nothing.
         if opened > wall {
             self.breaker_open_to(scope, to_mono(opened));
         }
-        let state = if probe >= PROBE_CLOSED || opened > wall { self.breaker_state(scope, now) } else { Some(state) };
-        match state {
+        match self.breaker_state(scope, now) {
             // The slot is this realm's; the others are held open while its probe is out.
             Some(BreakerState::HalfOpen { .. }) if probe == PROBE_ASK => {
                 self.breaker_open_to(scope, now.saturating_add(PROBE_HOLD_MS));

@@ -5,7 +5,7 @@
 use super::Budget;
 use crate::hedging::P95_MIN_SAMPLES;
 
-/// Buckets: from 1 ms, each bound a quarter above the last (the last one past a minute).
+/// Buckets: from 1 ms, each bound a quarter above the last; the last (past 39 s) takes everything longer.
 const BUCKETS: usize = 48;
 
 /// Observations the histogram holds before it halves them.
