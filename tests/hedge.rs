@@ -267,4 +267,8 @@ fn a_latency_past_every_bucket_is_counted_in_the_last() {
     }
     let p95 = latency.quantile(950).expect("twenty observations");
     assert!(p95 >= 49_000, "{p95}");
+    // A time on a bucket's bound is that bucket's: twenty answers in 1 ms read as 1 ms.
+    let mut latency = retryline::budget::latency::Latency::default();
+    (0..20).for_each(|_| latency.observe(1));
+    assert_eq!(latency.quantile(950), Some(1));
 }
