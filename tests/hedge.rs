@@ -199,6 +199,12 @@ fn an_open_breaker_and_a_hold_stop_hedges() {
     b.hold("s", 5_000);
     assert_eq!(op.hedge(50, &mut b), None);
     assert_eq!(op.records().last().unwrap().reason, Some(Reason::ProviderWait));
+
+    let mut b = Budget::unlimited();
+    let mut op = sent(OperationKind::Read, HEDGED(), &mut b, &mut d);
+    b.ban("s", 5_000);
+    assert_eq!(op.hedge(50, &mut b), None);
+    assert_eq!(op.records().last().unwrap().reason, Some(Reason::Banned));
 }
 
 #[test]
@@ -267,6 +273,12 @@ fn a_latency_past_every_bucket_is_counted_in_the_last() {
     }
     let p95 = latency.quantile(950).expect("twenty observations");
     assert!(p95 >= 49_000, "{p95}");
+    // Halved at a thousand: recent answers weigh most (60 slow ones after 1 000 fast are 11 %, not 6 %).
+    let mut latency = retryline::budget::latency::Latency::default();
+    (0..1000).for_each(|_| latency.observe(10));
+    assert_eq!(latency.quantile(950), Some(10));
+    (0..60).for_each(|_| latency.observe(1000));
+    assert!(latency.quantile(950) >= Some(1000), "{:?}", latency.quantile(950));
     // A time on a bucket's bound is that bucket's: twenty answers in 1 ms read as 1 ms.
     let mut latency = retryline::budget::latency::Latency::default();
     (0..20).for_each(|_| latency.observe(1));

@@ -63,13 +63,13 @@ impl Latency {
         }
         let want = u64::from(self.total) * permille;
         let mut seen = 0u64;
-        for (i, count) in self.counts.iter().enumerate() {
-            seen += u64::from(*count);
-            if seen * 1000 >= want {
-                return Some(bound(i));
-            }
-        }
-        Some(bound(BUCKETS - 1))
+        self.counts
+            .iter()
+            .position(|count| {
+                seen += u64::from(*count);
+                seen * 1000 >= want
+            })
+            .map(bound)
     }
 }
 

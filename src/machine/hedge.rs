@@ -51,10 +51,9 @@ impl Operation {
         record.hedge = true;
         let scope = self.start.scope.clone();
         let policy = &self.start.policy;
+        // An open breaker refuses below, where it also refuses a half-open one whose probe is out.
         let refused = if self.sent >= policy.max_attempts() {
             Some(Reason::Attempts)
-        } else if budget.breaker_open_ms(&scope, now) > 0 {
-            Some(Reason::CircuitOpen)
         } else if budget.ban_remaining(&scope, now) > 0 {
             Some(Reason::Banned)
         } else if budget.hold_remaining(&scope, now) > 0 {
