@@ -284,3 +284,26 @@ fn a_latency_past_every_bucket_is_counted_in_the_last() {
     (0..20).for_each(|_| latency.observe(1));
     assert_eq!(latency.quantile(950), Some(1));
 }
+
+#[test]
+fn only_the_race_names_its_winner_and_in_flight_follows_the_chosen_request() {
+    let (mut b, mut d) = (Budget::unlimited(), Draws::seeded(14));
+    let policy = json!({ "maxHedges": 1, "hedgeAfterMs": 50, "baseDelayMs": 100, "maxDelayMs": 100, "jitter": "none" });
+    let mut op = sent(OperationKind::Read, policy, &mut b, &mut d);
+    assert_eq!(op.in_flight(), Some(1));
+    // Attempt 1 answers 503 before any hedge: a retry, then attempt 2 raced by hedge 3.
+    let until = match op.on_flight_outcome(20, WALL, 1, &Outcome::response(503), &mut d, &mut b) {
+        Some(Action::Sleep { until }) => until,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(op.in_flight(), None);
+    assert!(matches!(op.on_wake(until, &mut b), Action::Send { attempt: 2, .. }));
+    assert!(matches!(op.hedge(until + 50, &mut b), Some(Action::Send { attempt: 3, .. })));
+    assert!(op.select_flight(3));
+    assert_eq!(op.in_flight(), Some(3));
+    assert!(!op.select_flight(1), "attempt 1 is over");
+    op.on_flight_outcome(until + 60, WALL, 3, &Outcome::response(200), &mut d, &mut b);
+    let winners: Vec<_> = op.records().iter().map(|r| (r.attempt, r.winner)).collect();
+    assert_eq!(winners, vec![(1, None), (3, Some(3)), (2, Some(3))]);
+    assert_eq!(op.in_flight(), None);
+}
