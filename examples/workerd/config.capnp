@@ -51,6 +51,7 @@ const proxy :Workerd.Worker = (
     (name = "js/drivers/stream.js", esModule = embed "node_modules/retryline/js/drivers/stream.js"),
     (name = "js/drivers/stream-steps.js", esModule = embed "node_modules/retryline/js/drivers/stream-steps.js"),
     (name = "js/drivers/predicate.js", esModule = embed "node_modules/retryline/js/drivers/predicate.js"),
+    (name = "js/drivers/hedge.js", esModule = embed "node_modules/retryline/js/drivers/hedge.js"),
     (name = "js/platform/socket.js", esModule = embed "node_modules/retryline/js/platform/socket.js"),
     (name = "js/platform/pace.js", esModule = embed "node_modules/retryline/js/platform/pace.js"),
   ],
