@@ -2,7 +2,6 @@
 //! is for. Action code 4 (beside those of [`super::operation`]): nothing to do now — a hedge
 //! refused (its record says why), or an outcome that waits for another request of the race.
 
-use super::io;
 use super::ms;
 use super::operation::act;
 use super::state::{with_op, OPS};
@@ -28,11 +27,4 @@ pub extern "C" fn rl_op_hedge(handle: u32, now: f64) -> u32 {
 #[no_mangle]
 pub extern "C" fn rl_op_flight(handle: u32, attempt: u32) -> u32 {
     OPS.with(|ops| ops.get_mut(handle).map_or(0, |slot| u32::from(slot.op.select_flight(attempt))))
-}
-
-/// The number of the request of the phase (0: none in flight), as the first number.
-#[no_mangle]
-pub extern "C" fn rl_op_in_flight(handle: u32) {
-    let attempt = OPS.with(|ops| ops.get(handle).and_then(|slot| slot.op.in_flight()));
-    io::numbers(&[f64::from(attempt.unwrap_or(0))]);
 }
