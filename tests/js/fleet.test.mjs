@@ -48,7 +48,8 @@ const fleet = (n, path, ms, job = {}) => {
 
 test("four processes flooding one scope through Redis stay within one bucket; without it, four buckets go out", { timeout: 60_000 }, async () => {
   const results = await fleet(4, "/fleet/flood", 3000, { share: "flood" });
-  assert.deepEqual(results.map((r) => r.sharings), [[[0, "redis"]], [[0, "redis"]], [[0, "redis"]], [[0, "redis"]]], "shared throughout");
+  // Only ever "redis" (when each process first noted it, a busy machine may make a few ms after the start).
+  assert.deepEqual(results.map((r) => r.sharings.map(([, state]) => state)), [["redis"], ["redis"], ["redis"], ["redis"]], "shared throughout");
   const requests = mock.requests({ path: "/fleet/flood" });
   // Tokens are taken when they conform and spent within the lease's 200 ms: over 3 s at most
   // 10 + 5 × 3.2 = 26, and in any second 10 + 5 × 1.2 = 16 (+1 for a token on a window's edge).
@@ -71,12 +72,14 @@ test("a 418 answered to one process stops all four until it expires, with nothin
   assert.equal(ban.status, 418);
   // The process that got the 418 tells Redis before it goes on; the others hear of it at their next
   // step, at most FRESH_MS after their last news, and may meanwhile spend what their lease holds
-  // (a token or two each). After that, nothing until the ban expires (10 ms of rounding slack).
+  // (two tokens: a batch of capacity / 10 beyond the one asked for) and one more lease taken while the
+  // ban was still on its way to Redis: at most 2 × 2 each of the three others. After that, nothing
+  // until the ban expires (10 ms of rounding slack). A clean-ci run saw 7 within 84 ms of the 418.
   const lag = Math.max(...results.map((r) => r.lagMs));
   const raced = rest.map((r) => r.receivedAtMs - ban.respondedAtMs).filter((ms) => ms < FRESH_MS + 150 + lag);
   const during = rest.map((r) => r.receivedAtMs - ban.respondedAtMs).filter((ms) => ms >= FRESH_MS + 150 + lag && ms < 3000 - 10);
   t.diagnostic(`raced: ${raced.map((ms) => ms.toFixed(1))}; lag ${lag} ms`);
-  assert.ok(raced.length <= 6, `sent before the ban was known: ${raced}`);
+  assert.ok(raced.length <= 12, `sent before the ban was known: ${raced}`);
   assert.deepEqual(during, [], "requests while the ban was in force");
   assert.ok(rest.some((r) => r.receivedAtMs - ban.respondedAtMs >= 3000), "and sending resumed once it expired");
   assert.ok(results.every((r) => r.refused.banned > 0), `every process was refused: ${JSON.stringify(results.map((r) => r.refused))}`);
