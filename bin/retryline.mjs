@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// `npx retryline worksheet <module>` / `npx retryline verify <module>` (js/cli/main.mjs).
+// `npx retryline worksheet <module>`, `verify <module>`, `workerd-modules` (js/cli/main.mjs).
 import { main } from "../js/cli/main.mjs";
+
+// `retryline workerd-modules | head` closes the pipe early: that is not an error.
+process.stdout.on("error", (error) => (error.code === "EPIPE" ? process.exit(0) : Promise.reject(error)));
 
 main(process.argv.slice(2)).then(
   (code) => (process.exitCode = code),

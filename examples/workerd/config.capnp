@@ -2,6 +2,8 @@
 # `npm install retryline` put the package in node_modules/. workerd resolves no packages, so the
 # package's files are listed as modules, named so that `import … from "retryline"` in
 # js/worker.js lands on its workerd entry and that entry's own relative imports resolve.
+# `npx retryline workerd-modules` prints the package's lines of that list for the version installed:
+# paste them again after each upgrade (a module a new version adds is otherwise missing).
 using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
@@ -31,10 +33,13 @@ const proxy :Workerd.Worker = (
     (name = "js/api/retry-client.js", esModule = embed "node_modules/retryline/js/api/retry-client.js"),
     (name = "js/platform/request.js", esModule = embed "node_modules/retryline/js/platform/request.js"),
     (name = "js/platform/race.js", esModule = embed "node_modules/retryline/js/platform/race.js"),
-    (name = "js/drivers/operation.js", esModule = embed "node_modules/retryline/js/drivers/operation.js"),
     (name = "js/platform/attempt.js", esModule = embed "node_modules/retryline/js/platform/attempt.js"),
     (name = "js/platform/response.js", esModule = embed "node_modules/retryline/js/platform/response.js"),
+    (name = "js/drivers/operation.js", esModule = embed "node_modules/retryline/js/drivers/operation.js"),
     (name = "js/drivers/steps.js", esModule = embed "node_modules/retryline/js/drivers/steps.js"),
+    (name = "js/api/stream.js", esModule = embed "node_modules/retryline/js/api/stream.js"),
+    (name = "js/api/families.js", esModule = embed "node_modules/retryline/js/api/families.js"),
+    (name = "js/api/predicate.js", esModule = embed "node_modules/retryline/js/api/predicate.js"),
     (name = "js/api/options.js", esModule = embed "node_modules/retryline/js/api/options.js"),
     (name = "js/platform/store-methods.js", esModule = embed "node_modules/retryline/js/platform/store-methods.js"),
     (name = "js/api/retry-error.js", esModule = embed "node_modules/retryline/js/api/retry-error.js"),
@@ -43,17 +48,14 @@ const proxy :Workerd.Worker = (
     (name = "js/drivers/keyed.js", esModule = embed "node_modules/retryline/js/drivers/keyed.js"),
     (name = "js/platform/store.js", esModule = embed "node_modules/retryline/js/platform/store.js"),
     (name = "js/drivers/reconcile.js", esModule = embed "node_modules/retryline/js/drivers/reconcile.js"),
-    (name = "js/platform/coordinator.js", esModule = embed "node_modules/retryline/js/platform/coordinator.js"),
-    (name = "js/api/stream.js", esModule = embed "node_modules/retryline/js/api/stream.js"),
-    (name = "js/api/families.js", esModule = embed "node_modules/retryline/js/api/families.js"),
-    (name = "js/api/predicate.js", esModule = embed "node_modules/retryline/js/api/predicate.js"),
-    (name = "js/api/worksheet.js", esModule = embed "node_modules/retryline/js/api/worksheet.js"),
     (name = "js/drivers/stream.js", esModule = embed "node_modules/retryline/js/drivers/stream.js"),
+    (name = "js/platform/socket.js", esModule = embed "node_modules/retryline/js/platform/socket.js"),
+    (name = "js/platform/pace.js", esModule = embed "node_modules/retryline/js/platform/pace.js"),
     (name = "js/drivers/stream-steps.js", esModule = embed "node_modules/retryline/js/drivers/stream-steps.js"),
     (name = "js/drivers/predicate.js", esModule = embed "node_modules/retryline/js/drivers/predicate.js"),
     (name = "js/drivers/hedge.js", esModule = embed "node_modules/retryline/js/drivers/hedge.js"),
-    (name = "js/platform/socket.js", esModule = embed "node_modules/retryline/js/platform/socket.js"),
-    (name = "js/platform/pace.js", esModule = embed "node_modules/retryline/js/platform/pace.js"),
+    (name = "js/api/worksheet.js", esModule = embed "node_modules/retryline/js/api/worksheet.js"),
+    (name = "js/platform/coordinator.js", esModule = embed "node_modules/retryline/js/platform/coordinator.js"),
   ],
   compatibilityDate = "2025-09-01",
   globalOutbound = "internet",

@@ -2,14 +2,21 @@
 // export is the options of a RetryClient (or a client). worksheet prints what the configuration
 // decides, family by family; verify runs the controlled failure cases for each family and exits
 // non-zero on any failure, with a line naming the family, the case, what was expected and what
-// happened.
+// happened. `npx retryline workerd-modules` prints the module lines of a plain workerd config.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { RetryClient, replay } from "../node.js";
 import { startLoopback } from "./loopback.mjs";
 import { layers, longWait, lostOrder, restart, schedule } from "./cases.mjs";
+import { capnpLines } from "./workerd-modules.mjs";
 
-const USAGE = "usage: retryline worksheet <module> [--json]\n       retryline verify <module>\n  <module>'s default export: the options of a RetryClient (families, budget, policy, …), or a client";
+const USAGE = [
+  "usage: retryline worksheet <module> [--json]",
+  "       retryline verify <module>",
+  "       retryline workerd-modules [--embed <dir>]",
+  "  <module>'s default export: the options of a RetryClient (families, budget, policy, …), or a client",
+  "  workerd-modules: this package's modules for a plain workerd config, embedded from <dir> (default node_modules/retryline)",
+].join("\n");
 
 /** The options (or client) a module exports, and its `transports` (layers verify runs through). */
 async function load(file) {
@@ -27,6 +34,17 @@ function routed(options, loopback, extra = {}) {
     return globalThis.fetch(`${loopback.url}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body, signal: request.signal });
   };
   return new RetryClient({ ...options, ...extra, fetch });
+}
+
+function workerd(args, out) {
+  const embed = args[0] === "--embed" && args.length === 2 ? args[1] : args.length === 0 ? undefined : null;
+  if (embed === null || embed === "") {
+    out(USAGE);
+    return 2;
+  }
+  out(`    (name = "js/worker.js", esModule = embed "worker.js"), # your worker: it imports "retryline"`);
+  for (const line of capnpLines({ embedDir: embed })) out(`    ${line}`);
+  return 0;
 }
 
 async function verify(file, out) {
@@ -63,6 +81,7 @@ async function verify(file, out) {
 
 export async function main(argv, out = (line) => process.stdout.write(`${line}\n`)) {
   const [command, file, flag] = argv;
+  if (command === "workerd-modules") return workerd(argv.slice(1), out);
   if (file === undefined || !["worksheet", "verify"].includes(command)) {
     out(USAGE);
     return 2;

@@ -121,6 +121,21 @@ test("examples/workerd: the worker proxies with retries; without the private all
   }
 });
 
+test("examples/workerd: its module list is what `npx retryline workerd-modules` prints for this version", async () => {
+  const dir = project("workerd");
+  try {
+    const listed = (text) => text.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("(name = ")).map((l) => l.replace(/,?\s*(#.*)?$/, ""));
+    const { stdout } = await run(process.execPath, [join(dir, "node_modules", "retryline", "bin", "retryline.mjs"), "workerd-modules"], { cwd: dir, timeout: 30_000 });
+    const printed = listed(stdout);
+    assert.ok(printed.some((l) => l.includes('wasm = embed "node_modules/retryline/pkg/server.wasm"')), stdout);
+    const config = readFileSync(join(dir, "config.capnp"), "utf8");
+    // workerd does not care about the order: the same modules, each named and embedded alike.
+    assert.deepEqual(listed(config.slice(config.indexOf("modules = ["), config.indexOf("],", config.indexOf("modules = [")))).sort(), printed.sort());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /**
  * What `wrangler deploy` makes of a Wrangler example, without Wrangler (it needs Node 22): its
  * config read, `main` bundled by esbuild with Wrangler's export conditions and the package's .wasm

@@ -21,9 +21,10 @@
 // above the root, which workerd rejects with "Invalid module specifier".)
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync, existsSync, mkdirSync, copyFileSync } from "node:fs";
-import { join, posix } from "node:path";
+import { writeFileSync, mkdirSync, copyFileSync } from "node:fs";
+import { join } from "node:path";
 import { installFresh, removeDir, repoRoot } from "./pack.mjs";
+import { capnpLines, workerdModules } from "../../../js/cli/workerd-modules.mjs";
 import { startMockExchange } from "../mock-exchange.mjs";
 
 const WORKERD = join(repoRoot, "node_modules", ".bin", "workerd");
@@ -35,39 +36,9 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // ---------------------------------------------------------------------------------------------
 // The worker's modules, from the installed package.
 
-const STATIC_IMPORT = /(?:^|[;\s])(?:import|export)\s*(?:[\w$*{}\s,]*?\sfrom\s*)?["']([^"']+)["']/g;
-
-/**
- * Which files of the installed package (at `pkgDir`) workerd needs, and as what, derived from the
- * package as shipped: the entry is the "workerd" condition of its exports map, and the rest is the
- * graph of the entry's static relative imports (".js" → esModule, ".wasm" → wasm). A file the
- * tarball lacks, or an export map pointing elsewhere, fails an assertion here.
- * `roots` (package-relative paths) walks other entries instead (the Durable Object's).
- * Returns { entryPath: "js/workerd.js", entryDir: "js/", modules: Map(package-relative path → kind) }.
- */
-export function workerdModules(pkgDir, roots) {
-  const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
-  const entry = manifest.exports?.["."]?.workerd;
-  assert.equal(typeof entry, "string", `package.json exports["."].workerd must be a path, got ${JSON.stringify(entry)}`);
-  const entryPath = posix.normalize(entry); // "js/workerd.js"
-  const entryDir = posix.dirname(entryPath) === "." ? "" : `${posix.dirname(entryPath)}/`;
-  const modules = new Map(); // package-relative path -> kind
-  const visit = (rel) => {
-    if (modules.has(rel)) return;
-    const file = join(pkgDir, rel);
-    assert.ok(existsSync(file), `the workerd entry needs ${rel}, which is not in the installed package`);
-    if (rel.endsWith(".wasm")) return modules.set(rel, "wasm");
-    assert.ok(rel.endsWith(".js") || rel.endsWith(".mjs"), `unexpected module type: ${rel}`);
-    modules.set(rel, "esModule");
-    for (const [, spec] of readFileSync(file, "utf8").matchAll(STATIC_IMPORT)) {
-      assert.ok(spec.startsWith("./") || spec.startsWith("../"),
-        `${rel} imports ${JSON.stringify(spec)}: workerd has no package resolution (nor node: builtins without nodejs_compat)`);
-      visit(posix.normalize(posix.join(posix.dirname(rel), spec)));
-    }
-  };
-  for (const root of roots ?? [entryPath]) visit(posix.normalize(root));
-  return { entryPath, entryDir, modules };
-}
+// The walk is the package's own (js/cli/workerd-modules.mjs, `npx retryline workerd-modules`),
+// applied to the installed package: the lines users paste into their configs are what these tests run.
+export { workerdModules };
 
 /**
  * Copies `workerFile` (a fixture) to <dir>/src/worker.js and renders the capnp value of a
@@ -76,15 +47,11 @@ export function workerdModules(pkgDir, roots) {
  * given, are the package files whose module graphs the worker gets instead of the workerd entry's.
  */
 export function capnpModules(dir, workerFile, roots) {
-  const { entryPath, entryDir, modules } = workerdModules(join(dir, "node_modules", "retryline"), roots);
+  const { entryDir } = workerdModules(join(dir, "node_modules", "retryline"), roots);
   mkdirSync(join(dir, "src"), { recursive: true });
   copyFileSync(workerFile, join(dir, "src", "worker.js"));
-  const lines = [`(name = ${JSON.stringify(`${entryDir}worker.js`)}, esModule = embed "src/worker.js")`];
-  for (const [rel, kind] of modules) {
-    const name = rel === entryPath ? `${entryDir}retryline` : rel;
-    lines.push(`(name = ${JSON.stringify(name)}, ${kind} = embed ${JSON.stringify(`node_modules/retryline/${rel}`)})`);
-  }
-  return `[\n    ${lines.join(",\n    ")},\n  ]`;
+  const lines = [`(name = ${JSON.stringify(`${entryDir}worker.js`)}, esModule = embed "src/worker.js"),`, ...capnpLines({ pkgDir: join(dir, "node_modules", "retryline"), roots })];
+  return `[\n    ${lines.join("\n    ")}\n  ]`;
 }
 
 // ---------------------------------------------------------------------------------------------
