@@ -3,7 +3,10 @@
 import { main } from "../js/cli/main.mjs";
 
 // `retryline workerd-modules | head` closes the pipe early: that is not an error.
-process.stdout.on("error", (error) => (error.code === "EPIPE" ? process.exit(0) : Promise.reject(error)));
+process.stdout.on("error", (error) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(0);
+});
 
 main(process.argv.slice(2)).then(
   (code) => (process.exitCode = code),

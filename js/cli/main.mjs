@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { RetryClient, replay } from "../node.js";
 import { startLoopback } from "./loopback.mjs";
 import { layers, longWait, lostOrder, restart, schedule } from "./cases.mjs";
-import { capnpLines } from "./workerd-modules.mjs";
+import { capnpLines, workerdModules } from "./workerd-modules.mjs";
 
 const USAGE = [
   "usage: retryline worksheet <module> [--json]",
@@ -42,8 +42,9 @@ function workerd(args, out) {
     out(USAGE);
     return 2;
   }
-  out(`    (name = "js/worker.js", esModule = embed "worker.js"), # your worker: it imports "retryline"`);
-  for (const line of capnpLines({ embedDir: embed })) out(`    ${line}`);
+  const walk = workerdModules();
+  out(`    (name = "${walk.entryDir}worker.js", esModule = embed "worker.js"), # your worker: it imports "retryline"`);
+  for (const line of capnpLines(walk, embed)) out(`    ${line}`);
   return 0;
 }
 

@@ -40,9 +40,8 @@ export function workerdModules(pkgDir = OWN_PACKAGE, roots) {
   return { entryPath, entryDir, modules };
 }
 
-/** The capnp lines of those modules, each embedding the file from `embedDir` (where the config finds the package). */
-export function capnpLines({ pkgDir, roots, embedDir = "node_modules/retryline" } = {}) {
-  const { entryPath, entryDir, modules } = workerdModules(pkgDir, roots);
+/** The capnp lines of a walk's modules (`workerdModules`), each embedding the file from `embedDir` (where the config finds the package). */
+export function capnpLines({ entryPath, entryDir, modules }, embedDir = "node_modules/retryline") {
   return [...modules].map(([rel, kind]) => {
     const name = rel === entryPath ? `${entryDir}retryline` : rel;
     return `(name = ${JSON.stringify(name)}, ${kind} = embed ${JSON.stringify(posix.join(embedDir, rel))}),`;

@@ -47,10 +47,10 @@ export { workerdModules };
  * given, are the package files whose module graphs the worker gets instead of the workerd entry's.
  */
 export function capnpModules(dir, workerFile, roots) {
-  const { entryDir } = workerdModules(join(dir, "node_modules", "retryline"), roots);
+  const walk = workerdModules(join(dir, "node_modules", "retryline"), roots);
   mkdirSync(join(dir, "src"), { recursive: true });
   copyFileSync(workerFile, join(dir, "src", "worker.js"));
-  const lines = [`(name = ${JSON.stringify(`${entryDir}worker.js`)}, esModule = embed "src/worker.js"),`, ...capnpLines({ pkgDir: join(dir, "node_modules", "retryline"), roots })];
+  const lines = [`(name = ${JSON.stringify(`${walk.entryDir}worker.js`)}, esModule = embed "src/worker.js"),`, ...capnpLines(walk)];
   return `[\n    ${lines.join("\n    ")}\n  ]`;
 }
 
