@@ -149,3 +149,19 @@ fn realms_sharing_a_budget_share_its_breaker() {
     tab_b.import(&tab_a.export(1_300, WALL + 1_290), 6_300, WALL + 1_290);
     assert_eq!(tab_b.snapshot(6_300, WALL + 1_290)[0].breaker, Some("closed"), "B sees it closed by A's probe");
 }
+
+#[test]
+fn taking_up_a_shared_state_keeps_this_realms_rolling_window() {
+    // The ratio window is each realm's own: a state taken up from another realm must not wipe it.
+    let config = json!({ "consecutiveFailures": 100, "failureRatio": 0.5, "minVolume": 4, "windowMs": 10_000 });
+    let mut here = budget(config.clone());
+    let mut there = budget(config);
+    assert_eq!(call(&mut here, 0, Outcome::failure(Observed::Timeout), Priority::Read), Reason::Attempts);
+    assert_eq!(call(&mut here, 100, Outcome::response(200), Priority::Read), Reason::Success);
+    assert_eq!(call(&mut here, 200, Outcome::failure(Observed::Timeout), Priority::Read), Reason::Attempts);
+    there.import(&here.export(300, WALL + 300), 300, WALL + 300);
+    here.import(&there.export(400, WALL + 400), 400, WALL + 400);
+    // The fourth outcome here makes 3 failures of 4: the window reaches its volume and opens.
+    assert_eq!(call(&mut here, 500, Outcome::failure(Observed::Timeout), Priority::Read), Reason::Attempts);
+    assert_eq!(here.snapshot(600, WALL + 600)[0].breaker, Some("open"), "the window survived the import");
+}

@@ -106,8 +106,13 @@ impl Budget {
     pub fn import(&mut self, state: &SharedState, now: u64, wall_now: u64) {
         let clocks = Clocks { now, wall_now };
         self.next_grant = self.next_grant.max(state.next_grant);
-        self.scopes = SortedMap::new();
+        // What is this realm's own (a breaker's rolling window, response times, a lease) stays
+        // with a scope the state still names; scopes it no longer names start afresh.
+        let mut before = core::mem::replace(&mut self.scopes, SortedMap::new());
         for shared in &state.scopes {
+            if let Some(kept) = before.remove(shared.scope.as_str()) {
+                self.scopes.insert(shared.scope.clone(), kept);
+            }
             let s: &mut ScopeState = self.scope_mut(&shared.scope);
             s.hold_until = clocks.to_mono(shared.hold_until);
             s.ban_until = clocks.to_mono(shared.ban_until);
