@@ -54,8 +54,12 @@ function withLock(fn) {
 
 /** The wasm of each entry: the core's exports that its runtime runs (Cargo features, src/abi). */
 const FLAVOURS = [
-  // Pages and their workers: the fetch path, and a budget carried between tabs.
-  { name: "browser", features: ["abi-tabs", "abi-reconcile", "abi-stream"], inline: true, javascript: true },
+  // Pages and their workers, at first: the fetch path, a budget carried between tabs, a stream's
+  // options checked, and what it hands the whole core when a call needs that (js/core/cores.js).
+  { name: "browser-fetch", features: ["abi-handover", "abi-stream-options"] },
+  // The whole core of a page, loaded then: keyed calls, reconciliation, streams. Inlined for
+  // bundlers that emit no asset and `retryline/inline`; as JavaScript for `retryline/csp`.
+  { name: "browser", features: ["abi-handover", "abi-reconcile", "abi-stream"], inline: true, javascript: true },
   // Pages that replay: the engine on a virtual clock alone (js/api/replay-page.js, inlined).
   { name: "replay", features: ["abi-replay"], inline: true, onlyInline: true },
   // Node and workerd: the fetch path, and a budget leased from a Durable Object.

@@ -15,6 +15,11 @@ impl Rng {
         Rng { state: seed }
     }
 
+    /// Where the sequence stands: `Rng::seeded(state)` goes on from here.
+    pub fn state(&self) -> u64 {
+        self.state
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);

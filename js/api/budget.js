@@ -6,15 +6,17 @@
 
 import { THREW, encodeFields } from "../core/wire.js";
 import { invalid } from "../core/instance.js";
+import { bridged } from "../platform/bridge.js";
 import { now, wall } from "../platform/clock.js";
 import { optionKeys, unreadable, wrongType } from "./invalid.js";
 
 /** The budget behind each genuine Budget: a look-alike finds nothing here. */
 const budgets = new WeakMap();
 
-export function defineBudget(core, sharing) {
+export function defineBudget(cores, sharing) {
+  const core = cores.first;
   const x = core.x;
-  const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry((h) => x.rl_budget_free(h)) : null;
+  const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry(freeTwins) : null;
 
   class Budget {
     #inner;
@@ -43,13 +45,17 @@ export function defineBudget(core, sharing) {
           given[key] = value;
         }
       }
-      const { text, numbers } = encodeFields(fields);
-      core.putNumbers(numbers);
-      const [len] = core.put([text]);
+      const encoded = encodeFields(fields);
+      core.putNumbers(encoded.numbers);
+      const [len] = core.put([encoded.text]);
       const handle = x.rl_budget_new(len);
       if (handle === 0) throw invalid(core, "Budget");
       const share = typeof given.share === "string" ? given.share : undefined;
-      const inner = { handle, shared: null, share: undefined, sharing: () => "local" };
+      // Its twins: the same budget in each of the entry's cores it is used in (js/core/cores.js).
+      const kin = { twins: new Map(), writer: null, options: encoded, sharing };
+      const inner = { core, handle, shared: null, share: undefined, sharing: () => "local", kin };
+      kin.twins.set(core, inner);
+      kin.writer = inner;
       try {
         if (namespace != null && redis != null) throw new TypeError("Budget: give coordinator or redis, not both");
         if (redis !== undefined && redis !== null) {
@@ -72,7 +78,7 @@ export function defineBudget(core, sharing) {
       }
       this.#inner = inner;
       budgets.set(this, inner);
-      freed?.register(this, handle, this);
+      freed?.register(this, kin.twins, this);
     }
 
     /** The name it is shared under across tabs; undefined where it works alone. */
@@ -87,8 +93,10 @@ export function defineBudget(core, sharing) {
 
     /** Each scope: tokens, retry quota, holds and bans with their ends (wall-clock ms), queued operations. */
     snapshot() {
-      x.rl_budget_snapshot(this.#inner.handle, now(), wall());
-      const scopes = core.json();
+      // The twin that took the last step holds the budget as it stands.
+      const { core: at, handle } = this.#inner.kin.writer;
+      at.x.rl_budget_snapshot(handle, now(), wall());
+      const scopes = at.json();
       const sharing = this.#inner.sharing();
       for (const scope of scopes) scope.sharing = sharing;
       return scopes;
@@ -99,12 +107,37 @@ export function defineBudget(core, sharing) {
     free() {
       freed?.unregister(this);
       Promise.resolve(this.#inner.close?.()).catch(() => {});
-      x.rl_budget_free(this.#inner.handle);
-      this.#inner.handle = 0;
+      freeTwins(this.#inner.kin.twins);
     }
   }
 
   return Budget;
+}
+
+/** Frees a budget in every core it was made in. */
+function freeTwins(twins) {
+  for (const twin of twins.values()) {
+    twin.core.x.rl_budget_free(twin.handle);
+    twin.handle = 0;
+  }
+}
+
+/** The budget `inner` (a genuine Budget's) in `core`, made there from the same options on first
+ * use. Shared across tabs, each twin shares as a tab would; otherwise each step takes up the
+ * state the other core's last step left (platform/bridge.js). */
+export function budgetIn(inner, core) {
+  const { kin } = inner;
+  let twin = kin.twins.get(core);
+  if (twin !== undefined) return twin;
+  core.putNumbers(kin.options.numbers);
+  const [len] = core.put([kin.options.text]);
+  const handle = core.x.rl_budget_new(len);
+  if (handle === 0) throw invalid(core, "Budget");
+  twin = { core, handle, shared: null, share: undefined, sharing: inner.sharing, kin };
+  if (inner.share !== undefined) kin.sharing.tabs?.(twin, core, inner.share);
+  kin.twins.set(core, twin);
+  if (twin.shared === null) for (const each of kin.twins.values()) each.shared = bridged(each);
+  return twin;
 }
 
 /** The budget of a genuine `Budget`; throws the context's TypeError for anything else. */

@@ -4,11 +4,14 @@
 
 import { encode } from "../core/wire.js";
 import { ABSENT, invalid } from "../core/instance.js";
+import { isWhole } from "../core/cores.js";
 import { entropy, now, ownerId, wall } from "../platform/clock.js";
 import { Template } from "../platform/request.js";
 import { defaultWaits } from "../platform/attempt.js";
-import { run } from "../drivers/operation.js";
-import { budgetOf } from "./budget.js";
+import { FULFILLED, REJECTED } from "../platform/race.js";
+import { bounds, cutReason } from "../drivers/steps.js";
+import { run, stopUnsent } from "../drivers/operation.js";
+import { budgetIn, budgetOf } from "./budget.js";
 import { defineStream } from "./stream.js";
 import { familyOf, readFamilies, withFamily } from "./families.js";
 import { readCallOptions, readClientOptions, readInit, readReconcileOptions } from "./options.js";
@@ -31,12 +34,21 @@ function redactedThrow(c, error) {
   return new Error(redacted);
 }
 
-export function defineRetryClient(core, Budget, RetryError, load) {
+/** Frees a client in every core it was made in. */
+function freeTwins(twins) {
+  for (const twin of twins.values()) {
+    twin.core.x.rl_client_free(twin.handle);
+    twin.handle = 0;
+  }
+}
+
+export function defineRetryClient(cores, Budget, RetryError, load) {
+  const core = cores.first;
   const x = core.x;
   const callOptions = new Set(core.names.callOptions);
   if (defaultWaits.reset.length === 0) defaultWaits.reset.push(...(core.names.resetHeaders ?? []).map((name, i) => [i, name]));
-  const streams = x.rl_stream_begin === undefined ? null : defineStream(core, load.stream);
-  const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry((h) => x.rl_client_free(h)) : null;
+  const streams = x.rl_stream_begin === undefined && x.rl_stream_options === undefined ? null : defineStream(cores, load.stream, clientIn);
+  const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry(freeTwins) : null;
 
   class RetryClient {
     #c;
@@ -45,9 +57,9 @@ export function defineRetryClient(core, Budget, RetryError, load) {
     constructor(options) {
       const read = readClientOptions(options);
       // RegExps in `redact` cross as such: the core checks the names, the glue tests the patterns.
-      const { text, numbers } = encode(read.core, true);
-      core.putNumbers(numbers);
-      const [len] = core.put([text]);
+      const encoded = encode(read.core, true);
+      core.putNumbers(encoded.numbers);
+      const [len] = core.put([encoded.text]);
       const handle = x.rl_client_new(len, entropy());
       if (handle === 0) throw invalid(core, "RetryClient");
       // A client without a budget gets a private one: holds and bans, and the retry quota.
@@ -55,6 +67,9 @@ export function defineRetryClient(core, Budget, RetryError, load) {
       const c = {
         core,
         handle,
+        // The same client in each core it is used in (js/core/cores.js), made from these options.
+        twins: new Map(),
+        options: encoded,
         RetryError,
         load,
         budgetObject,
@@ -70,9 +85,12 @@ export function defineRetryClient(core, Budget, RetryError, load) {
         patterns: read.patterns,
         redact: (text, url = false) => redact(c, text, url),
       };
+      c.twins.set(core, c);
       this.#c = c;
-      freed?.register(this, handle, this);
+      freed?.register(this, c.twins, this);
       c.families = readFamilies("RetryClient", read.families, (where, options) => x.rl_op_free(dryRun(c, where, options)), core.names.resetHeaders ?? []);
+      // A store is for keyed calls, which run on the whole core: a page starts loading it now.
+      if (read.store !== undefined && !isWhole(core)) cores.whole().catch(() => {});
     }
 
     /** Like fetch(input, init), with retries: the successful Response, or a RetryError. */
@@ -81,10 +99,12 @@ export function defineRetryClient(core, Budget, RetryError, load) {
       const w = wall();
       let call;
       try {
-        call = prepare(this, this.#c, t, w, input, init, options);
+        call = prepare(this, clientIn(this.#c, cores.current), t, w, input, init, options);
       } catch (error) {
         return Promise.reject(error);
       }
+      // A keyed call runs on the whole core (its claims and saves): loaded first, within its bounds.
+      if (call.key !== undefined && !isWhole(call.c.core)) return moved(call);
       return run(call);
     }
 
@@ -93,20 +113,22 @@ export function defineRetryClient(core, Budget, RetryError, load) {
       const t = now();
       const w = wall();
       const read = readReconcileOptions(options);
-      return (await load.reconcile()).reconcile(this, this.#c, t, w, key, query, read);
+      const c = clientIn(this.#c, await cores.whole());
+      return (await load.reconcile()).reconcile(this, c, t, w, key, query, read);
     }
 
     /** Closes an unknown outcome by hand with what an operator established. */
     async resolve(key, state) {
       const t = now();
       const w = wall();
-      return (await load.reconcile()).resolve(this, this.#c, t, w, key, state);
+      const c = clientIn(this.#c, await cores.whole());
+      return (await load.reconcile()).resolve(this, c, t, w, key, state);
     }
 
     /** A WebSocket that reconnects under a policy and this client's budget (see README "Streams"). */
     stream(url, options) {
       if (streams === null) throw new TypeError("stream: this build has no streams");
-      return streams.stream(this, this.#c, url, options);
+      return streams.stream(this, clientIn(this.#c, cores.current), url, options);
     }
 
     /** What this configuration decides, family by family: the worksheet a risk reviewer reads. */
@@ -120,18 +142,61 @@ export function defineRetryClient(core, Budget, RetryError, load) {
     /** Releases the client's memory in the wasm instance (optional; garbage collection does it too). */
     free() {
       freed?.unregister(this);
-      x.rl_client_free(this.#c.handle);
-      this.#c.handle = 0;
+      freeTwins(this.#c.twins);
     }
+  }
+
+  /** The client `c` (any of its twins) in `core`, made there on first use from the same options;
+   * its draws go on there, and the calls still running where it was draw apart from them. */
+  function clientIn(c, core) {
+    let twin = c.twins.get(core);
+    if (twin !== undefined || c.handle === 0) return twin ?? c;
+    core.putNumbers(c.options.numbers);
+    const [len] = core.put([c.options.text]);
+    const handle = core.x.rl_client_new(len, entropy());
+    if (handle === 0) throw invalid(core, "RetryClient");
+    const from = c.twins.get(cores.first) ?? c;
+    if (from.core.x.rl_client_draws_take?.(from.handle, entropy()) === 1) core.x.rl_client_draws_give?.(handle, from.core.number(0), from.core.number(1));
+    twin = { ...c, core, handle, budget: budgetIn(c.budget, core) };
+    twin.redact = (text, url = false) => redact(twin, text, url);
+    c.twins.set(core, twin);
+    return twin;
+  }
+
+  /** A keyed call prepared on the first core: it runs on the whole core once that is loaded, the
+   * load bounded by the call's deadline and the caller's abort; else it stops with nothing sent. */
+  async function moved(call) {
+    const race = bounds(call);
+    const [how, value] = await race.wait(cores.whole());
+    race.end();
+    if (how !== FULFILLED) {
+      if (how === REJECTED) {
+        call.c.core.x.rl_op_free(call.op);
+        throw value;
+      }
+      return stopUnsent(call, cutReason(value));
+    }
+    const first = call.c;
+    let c;
+    let op;
+    try {
+      c = clientIn(first, value);
+      op = beginOp(c, call.begun);
+    } finally {
+      first.core.x.rl_op_free(call.op);
+    }
+    Object.assign(call, { c, op, header: c.core.number(0) === 1 ? c.core.text() : undefined });
+    return run(call);
   }
 
   /** Begins (without sending) an operation of `options` for a GET of a placeholder URL: the
    * core checks them; its handle, or the core's error named by `where`. */
   function dryRun(c, where, options, url = "https://family.check/", method = "GET") {
+    const { core } = c;
     const { text, numbers } = encode(options);
     core.putNumbers(numbers);
     const lengths = core.put([url, method, undefined, text, ""]);
-    const op = x.rl_op_begin(c.handle, c.budget.handle, now(), wall(), ...lengths);
+    const op = core.x.rl_op_begin(c.handle, c.budget.handle, now(), wall(), ...lengths);
     if (op === 0) throw invalid(core, where);
     return op;
   }
@@ -140,16 +205,19 @@ export function defineRetryClient(core, Budget, RetryError, load) {
 
   /** `text` redacted as the client redacts: the built-in names, the caller's, and what its RegExps match. */
   function redact(c, text, url) {
-    let extra = "";
-    if (c.patterns.length > 0) {
-      const [len] = core.put([text]);
-      x.rl_parameter_names(len);
-      const names = core.text().split("\0").filter((name) => name !== "" && c.patterns.some((p) => matches(p, name)));
-      extra = names.join("\0");
-    }
+    const { core } = c;
+    const extra = c.patterns.length > 0 ? matchedNames(c, text) : "";
     const [len, extraLen] = core.put([text, extra]);
-    x.rl_redact(c.handle, len, url ? 1 : 0, extraLen);
+    core.x.rl_redact(c.handle, len, url ? 1 : 0, extraLen);
     return core.text();
+  }
+
+  /** The names of `text`'s query parameters that the caller's RegExps match, NUL-separated. */
+  function matchedNames(c, text) {
+    const { core } = c;
+    const [len] = core.put([text]);
+    core.x.rl_parameter_names(len);
+    return core.text().split("\0").filter((name) => name !== "" && c.patterns.some((p) => matches(p, name))).join("\0");
   }
 
   /** A pattern that throws counts as a match: when in doubt, redact. */
@@ -189,30 +257,19 @@ export function defineRetryClient(core, Budget, RetryError, load) {
         scope = template.url;
       }
     }
-    let extraNames = "";
-    if (c.patterns.length > 0) {
-      const [len] = core.put([template.url]);
-      x.rl_parameter_names(len);
-      extraNames = core.text().split("\0").filter((name) => name !== "" && c.patterns.some((p) => matches(p, name))).join("\0");
-    }
+    const extraNames = c.patterns.length > 0 ? matchedNames(c, template.url) : "";
     const family = c.families.length === 0 ? undefined : familyOf(c.families, { method: template.method, url: template.url, init });
     const given = family === undefined ? call?.core : withFamily(family, { method: template.method, url: template.url, init }, call?.core);
-    let lengths;
-    if (given !== undefined) {
-      const { text, numbers } = encode(given);
-      core.putNumbers(numbers);
-      lengths = core.put([template.url, template.method, scope, text, extraNames]);
-    } else lengths = core.put([template.url, template.method, scope, undefined, extraNames]);
-    const op = x.rl_op_begin(c.handle, c.budget.handle, t, w, lengths[0], lengths[1], lengths[2], lengths[3], lengths[4]);
-    if (op === 0) {
-      if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("fetch: the client or its budget was freed");
-      throw invalid(core, "fetch options");
-    }
+    // What the core begins the operation from: kept, so that a call moved to another core begins there the same.
+    const begun = { t, w, url: template.url, method: template.method, scope, given, extraNames };
+    const op = beginOp(c, begun);
+    const { core } = c;
     const header = core.number(0) === 1 ? core.text() : undefined;
     return {
       client,
       c,
       op,
+      begun,
       template,
       signals,
       key: typeof given?.key === "string" ? given.key : undefined,
@@ -236,6 +293,24 @@ export function defineRetryClient(core, Budget, RetryError, load) {
       n0: 0,
       n1: 0,
     };
+  }
+
+  /** Begins the operation of a prepared call in `c`'s core; its handle (the core's numbers: the
+   * used-weight header flag, the deadline, the attempt timeout), or throws the core's error. */
+  function beginOp(c, { t, w, url, method, scope, given, extraNames }) {
+    const { core } = c;
+    let lengths;
+    if (given !== undefined) {
+      const { text, numbers } = encode(given);
+      core.putNumbers(numbers);
+      lengths = core.put([url, method, scope, text, extraNames]);
+    } else lengths = core.put([url, method, scope, undefined, extraNames]);
+    const op = core.x.rl_op_begin(c.handle, c.budget.handle, t, w, lengths[0], lengths[1], lengths[2], lengths[3], lengths[4]);
+    if (op === 0) {
+      if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("fetch: the client or its budget was freed");
+      throw invalid(core, "fetch options");
+    }
+    return op;
   }
 
   return RetryClient;

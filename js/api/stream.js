@@ -102,10 +102,10 @@ function readUrl(url) {
   return parsed.href.replace(/^http/, "ws");
 }
 
-/** Defines `RetryStream` over `core`; `load()` gives drivers/stream.js. */
-export function defineStream(core, load) {
-  const x = core.x;
-
+/** Defines `RetryStream` over the entry's `cores`; `load()` gives drivers/stream.js, and
+ * `clientIn(c, core)` a client's twin in another core. Where the first core has no stream machine
+ * (a page's fetch path), it checks the options and the stream runs on the whole core, loaded then. */
+export function defineStream(cores, load, clientIn) {
   class RetryStream extends EventTarget {
     #s;
 
@@ -169,15 +169,9 @@ export function defineStream(core, load) {
       const given = withFamily(family, request, read.core);
       for (const key of STREAM_FAMILY_FIELDS) if (given[key] !== undefined) read.core[key] = given[key];
     }
-    const { text, numbers } = encode(read.core);
-    core.putNumbers(numbers);
-    const [urlLen, optsLen, extraLen] = core.put([href, text, ""]);
-    const handle = x.rl_stream_begin(c.handle, c.budget.handle, urlLen, optsLen, extraLen);
     // The stream holds its client (s.client): a client no one else holds must not be freed under it.
-    if (handle === 0) {
-      if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("stream: the client or its budget was freed");
-      throw invalid(core, CONTEXT);
-    }
+    const handle = begin(c, href, read.core);
+    const { core } = c;
     const s = {
       client,
       c,
@@ -197,19 +191,39 @@ export function defineStream(core, load) {
     };
     const target = new RetryStream(s);
     s.target = target;
-    Promise.resolve(load()).then(
-      (driver) => {
+    // On the first core of a page only the options were checked: the stream begins on the whole core.
+    const whole = handle === 0 ? cores.whole().then((w) => (s.c = clientIn(c, w))) : null;
+    Promise.all([load(), whole]).then(
+      ([driver]) => {
+        if (s.handle === 0) s.handle = begin(s.c, href, read.core);
         s.driver = driver;
         driver.run(s);
       },
       (error) => {
         s.state = "stopped";
         s.reason = "aborted";
-        x.rl_stream_free(handle);
+        if (s.handle !== 0) s.c.core.x.rl_stream_free(s.handle);
         target.dispatchEvent(Object.assign(new Event("stop"), { reason: "aborted", error }));
       },
     );
     return target;
+  }
+
+  /** Begins the stream's machine in `c`'s core, its handle; where that core has none, only checks
+   * the options (0). Throws the core's error for invalid options. */
+  function begin(c, href, options) {
+    const { core } = c;
+    const x = core.x;
+    const { text, numbers } = encode(options);
+    core.putNumbers(numbers);
+    const [urlLen, optsLen, extraLen] = core.put([href, text, ""]);
+    const machine = x.rl_stream_begin !== undefined;
+    const handle = machine ? x.rl_stream_begin(c.handle, c.budget.handle, urlLen, optsLen, extraLen) : x.rl_stream_options(c.handle, urlLen, optsLen, extraLen);
+    if (handle === 0) {
+      if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("stream: the client or its budget was freed");
+      throw invalid(core, CONTEXT);
+    }
+    return machine ? handle : 0;
   }
 
   return { stream, RetryStream, STATES };

@@ -125,6 +125,17 @@ async function settle(call) {
   return settleNow(call);
 }
 
+/** Stops a prepared call before its first step, nothing sent (what it needed to run came too
+ * late: `reason` "deadline" or "aborted"), and settles it. */
+export async function stopUnsent(call, reason) {
+  try {
+    interrupt(call, reason);
+    return settleNow(call);
+  } finally {
+    call.c.core.x.rl_op_free(call.op);
+  }
+}
+
 /** Reports the last records and settles, without touching the store. */
 function settleNow(call) {
   const { c } = call;

@@ -113,6 +113,7 @@ async function reconciled(run, key, query) {
     report(run);
     if (action === SEND) {
       const [observed, pending, evidence, error] = await ask(core, query, run.n0, run.n1, run.signals);
+      const shared = c.budget.shared;
       if (shared !== null) await shared.enter(run);
       const [errorLen] = core.put([error === undefined ? undefined : c.redact(error)]);
       const code = x.rl_op_outcome(run.op, now(), wall(), core.code.observed[observed], 0, ABSENT, ABSENT, errorLen,

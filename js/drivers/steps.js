@@ -116,10 +116,12 @@ export async function sleep(call) {
   const [how] = await race.sleep(call.n1, news?.promise ?? null);
   race.end();
   news?.done();
-  if (shared !== null) await shared.enter(call);
+  // Read again: the budget may have gained a twin in another core while this slept (js/core/cores.js).
+  const after = c.budget.shared;
+  if (after !== null) await after.enter(call);
   const t = now();
   const action = step(call, how === CUT ? x.rl_op_abort(call.op, t) : x.rl_op_wake(call.op, t));
-  if (shared !== null) await shared.leave(call);
+  if (after !== null) await after.leave(call);
   return action;
 }
 

@@ -37,11 +37,16 @@ mod replay;
 mod state;
 #[cfg(feature = "abi-stream")]
 mod stream;
+#[cfg(feature = "abi-stream-options")]
+mod stream_options;
 #[cfg(feature = "abi-worksheet")]
 mod worksheet;
 
 #[cfg(feature = "abi-tabs")]
 mod tabs;
+
+#[cfg(feature = "abi-handover")]
+mod handover;
 
 #[cfg(feature = "abi-lease")]
 mod lease;

@@ -21,11 +21,10 @@ use super::state::{Client, Op, Purpose, BUDGETS, CLIENTS, OPS};
 use super::{invalid, ms};
 use crate::budget::Budget;
 use crate::failure::{Failure, Note};
-use crate::input::Invalid;
 use crate::json::to_json;
 use crate::machine::Action;
 use crate::reason::Reason;
-use crate::stream::{Check, Closed, Stream, StreamSpec};
+use crate::stream::{Check, Closed, Stream};
 
 /// One stream, with the client and budget it runs under.
 pub struct StreamSlot {
@@ -68,15 +67,7 @@ fn act(action: Action, stream: &Stream, now: u64) -> u32 {
 /// Numbers: sendPerSecond (0: unpaced), the connect timeout ms.
 #[no_mangle]
 pub extern "C" fn rl_stream_begin(client: u32, budget: u32, url: u32, opts: u32, extra: u32) -> u32 {
-    let read: Result<Option<StreamSpec>, Invalid> = with_input(|input| {
-        let (url, options, extra) = (input.text(url), input.wire(opts), super::client::names(input.text(extra)));
-        CLIENTS.with(|clients| {
-            let Some(owner) = clients.get(client) else { return Ok(None) };
-            let mut spec = StreamSpec::read(&options?, url)?;
-            spec.url = Some(owner.redact(url, true, &extra));
-            Ok(Some(spec))
-        })
-    });
+    let read = super::stream_options::read(client, url, opts, extra);
     let spec = match read {
         Ok(Some(spec)) => spec,
         Ok(None) => return 0,
