@@ -1,5 +1,5 @@
 // Builds pkg/ (node scripts/build.mjs --quiet) when it is missing, lacks one of the files this
-// layout ships (browser.wasm, browser-inline.js, replay-inline.js, server.wasm, authority.wasm,
+// layout ships (browser-fetch.wasm, browser.wasm, browser-inline.js, replay-inline.js, server.wasm, authority.wasm,
 // sizes.json: a pkg/ of the old wasm-bindgen layout lacks them), or is older than its sources, so
 // the benchmark measures the code in the work tree.
 import { execFileSync } from "node:child_process";
@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const sources = ["src", "Cargo.toml", "Cargo.lock", "scripts/build.mjs"];
-const outputs = ["browser.wasm", "browser-inline.js", "replay-inline.js", "server.wasm", "authority.wasm", "sizes.json"];
+const outputs = ["browser-fetch.wasm", "browser.wasm", "browser-inline.js", "replay-inline.js", "server.wasm", "authority.wasm", "sizes.json"];
 
 function newestMtime(path) {
   const stat = statSync(path, { throwIfNoEntry: false });

@@ -61,6 +61,7 @@ const short = (bytes) => createHash("sha256").update(bytes).digest("hex").slice(
 
 /** The wasm modules of pkg/ (scripts/build.mjs FLAVOURS): as files, or only inlined as base64. */
 export const PKG_WASM = [
+  { name: "browser-fetch", file: "browser-fetch.wasm" },
   { name: "browser", file: "browser.wasm", inline: "browser-inline.js" },
   { name: "replay", inline: "replay-inline.js" },
   { name: "server", file: "server.wasm" },
