@@ -4,7 +4,7 @@
 
 import { encode } from "../core/wire.js";
 import { ABSENT, invalid } from "../core/instance.js";
-import { isWhole } from "../core/cores.js";
+import { isWhole, lacks } from "../core/cores.js";
 import { entropy, now, ownerId, wall } from "../platform/clock.js";
 import { Template } from "../platform/request.js";
 import { defaultWaits } from "../platform/attempt.js";
@@ -89,8 +89,9 @@ export function defineRetryClient(cores, Budget, RetryError, load) {
       this.#c = c;
       freed?.register(this, c.twins, this);
       c.families = readFamilies("RetryClient", read.families, (where, options) => x.rl_op_free(dryRun(c, where, options)), core.names.resetHeaders ?? []);
-      // A store is for keyed calls, which run on the whole core: a page starts loading it now.
-      if (read.store !== undefined && !isWhole(core)) cores.whole().catch(() => {});
+      // Keyed calls (a store is for them) and hedged reads run on the whole core: a page starts loading it now.
+      const hedged = typeof read.core.policy === "object" && read.core.policy?.maxHedges > 0;
+      if ((read.store !== undefined || hedged) && !isWhole(core)) cores.whole().catch(() => {});
     }
 
     /** Like fetch(input, init), with retries: the successful Response, or a RetryError. */
@@ -103,8 +104,8 @@ export function defineRetryClient(cores, Budget, RetryError, load) {
       } catch (error) {
         return Promise.reject(error);
       }
-      // A keyed call runs on the whole core (its claims and saves): loaded first, within its bounds.
-      if (call.key !== undefined && !isWhole(call.c.core)) return moved(call);
+      // A keyed or hedged call runs on the whole core: loaded first, within the call's bounds.
+      if (lacks(call)) return moved(call);
       return run(call);
     }
 
@@ -163,7 +164,7 @@ export function defineRetryClient(cores, Budget, RetryError, load) {
     return twin;
   }
 
-  /** A keyed call prepared on the first core: it runs on the whole core once that is loaded, the
+  /** A call prepared on the first core that needs more: it runs on the whole core once that is loaded, the
    * load bounded by the call's deadline and the caller's abort; else it stops with nothing sent. */
   async function moved(call) {
     const race = bounds(call);
@@ -282,6 +283,7 @@ export function defineRetryClient(cores, Budget, RetryError, load) {
       header,
       deadline: core.number(1),
       timeout: core.number(2),
+      hedges: core.number(3),
       reported: 0,
       lastResponse: undefined,
       lastCause: undefined,

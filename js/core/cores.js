@@ -1,15 +1,21 @@
 // The wasm instances behind one entry. Servers have one, with every feature. A page starts on the
-// fetch path's (pkg/browser-fetch.wasm: calls, budgets, tabs, hedges, the breaker) and loads the
-// whole core (pkg/browser.wasm) only when a call first needs what that one lacks — a keyed call,
-// reconciliation, a stream — so that a page that only fetches downloads none of it. From then
+// fetch path's (pkg/browser-fetch.wasm: calls, budgets, tabs, the breaker) and loads the whole
+// core (pkg/browser.wasm) only when a call first needs what that one lacks — a keyed call, a
+// hedged read, reconciliation, a stream — so that a page that only fetches downloads none of it. From then
 // on new work goes to the whole core; work already running on the first finishes there.
 
 import { bind } from "./instance.js";
 
-/** Whether `core` runs every call the API offers (keyed calls, reconciliation, streams). */
+/** Whether `core` runs every call the API offers (keyed calls, hedged reads, reconciliation, streams). */
 export function isWhole(core) {
   const x = core.x;
-  return typeof x.rl_op_claim === "function" && typeof x.rl_reconcile_begin === "function" && typeof x.rl_stream_begin === "function";
+  return ["rl_op_claim", "rl_op_hedge", "rl_reconcile_begin", "rl_stream_begin"].every((name) => typeof x[name] === "function");
+}
+
+/** Whether a prepared call needs what its core lacks: a key's claims and saves, or hedges. */
+export function lacks(call) {
+  const x = call.c.core.x;
+  return (call.key !== undefined && x.rl_op_claim === undefined) || (call.hedges > 0 && x.rl_op_hedge === undefined);
 }
 
 /** The cores of an entry: `first`, bound, and `loadWhole()` (a promise of the whole core's

@@ -48,7 +48,7 @@ export async function run(call) {
       }
       if (action !== SEND) action = await sleep(call);
       else {
-        const hedgeMs = x.rl_op_hedge_delay(call.op);
+        const hedgeMs = call.hedges > 0 ? x.rl_op_hedge_delay(call.op) : -1;
         if (hedgeMs >= 0) action = await (await c.load.hedge()).hedged(call, hedgeMs, begin, verdict);
         else {
           // Not an async function of its own: a pending call holds one frame less.

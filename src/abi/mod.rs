@@ -21,7 +21,7 @@ mod budget;
 mod client;
 #[cfg(feature = "abi-fetch")]
 mod errors;
-#[cfg(feature = "abi-fetch")]
+#[cfg(feature = "abi-hedge")]
 mod hedge;
 #[cfg(feature = "abi-keyed")]
 mod keyed;

@@ -63,7 +63,8 @@ pub fn keep(op: Op) -> u32 {
 /// the URL, the method, the scope if the glue has one (a URL that is not http(s)), the call's
 /// options in wire form (or none), the names that matched the caller's `RegExp`s. Returns the
 /// operation, or 0 with the error. Numbers: 1 if the scope's budget reads a used-weight header
-/// (its name is the output) else 0, the deadline (monotonic ms), the attempt timeout (ms).
+/// (its name is the output) else 0, the deadline (monotonic ms), the attempt timeout (ms), how
+/// many hedges the call may send (a build without hedging leaves such a call to one with it).
 #[no_mangle]
 pub extern "C" fn rl_op_begin(
     client: u32,
@@ -117,7 +118,8 @@ pub extern "C" fn rl_op_begin(
     let header = BUDGETS.with(|b| b.get(budget).map(|b| b.used_weight_header(op.scope()).map(str::to_owned)));
     let Some(header) = header else { return 0 };
     let flag = if header.is_some() { 1.0 } else { 0.0 };
-    io::numbers(&[flag, op.deadline_at() as f64, op.policy().attempt_timeout_ms() as f64]);
+    let hedges = f64::from(op.policy().max_hedges());
+    io::numbers(&[flag, op.deadline_at() as f64, op.policy().attempt_timeout_ms() as f64, hedges]);
     if let Some(name) = header {
         io::output(name);
     }

@@ -152,6 +152,24 @@ test("a keyed call loads the whole core mid-flood: the calls on both cores spend
   }
 });
 
+test("a hedged read runs on the whole core, loaded for it: its hedge reaches the server and wins", { timeout: 60_000 }, async () => {
+  const seen = site.requested.length;
+  const { page, close } = await open();
+  try {
+    await page.evaluate(() => window.make("hedged"));
+    mock.script("/api/slow", [{ delayMs: 3000 }]);
+    const policy = { maxHedges: 1, hedgeAfterMs: 100, attemptTimeoutMs: 5000, deadlineMs: 10_000 };
+    assert.equal(await page.evaluate(([u, p]) => window.call("hedged", u, undefined, { policy: p }), [`${mock.url}/api/slow`, policy]), "200");
+    const [first, hedge] = mock.requests({ path: "/api/slow" });
+    assert.ok(hedge, "the hedge was sent");
+    assert.ok(hedge.receivedAtMs - first.receivedAtMs >= 100 - 5, `the hedge waited its delay: ${Math.round(hedge.receivedAtMs - first.receivedAtMs)} ms`);
+    assert.ok(hedge.receivedAtMs < first.receivedAtMs + 3000, "before the slow answer");
+    assert.ok(wasmRequested(site.requested.slice(seen)).includes("/pkg/browser.wasm"), "the whole core was loaded");
+  } finally {
+    await close();
+  }
+});
+
 test("a 418 recorded on the whole core stops a call sleeping on the first one, nothing more sent; and holds a stream", { timeout: 60_000 }, async () => {
   const { page, close } = await open();
   try {
