@@ -98,7 +98,7 @@ fn a_grant_whose_realm_went_away_is_dropped_once_its_start_has_passed() {
 }
 
 #[test]
-fn the_shared_state_keeps_its_json_form_and_a_bad_one_names_its_field() {
+fn the_shared_state_keeps_its_json_form_and_a_bad_one_is_refused() {
     use retryline::budget::shared::SharedState;
     use retryline::json::{to_json, FromLoose};
     let mut a = budget(json!({ "capacity": 5, "refillPerSecond": 1, "usedWeightHeader": "X-W" }));
@@ -106,12 +106,48 @@ fn the_shared_state_keeps_its_json_form_and_a_bad_one_names_its_field() {
     a.observe_used_weight("s", 3, 20);
     a.admit(&ask(10, false)).expect("a queued grant");
     a.ban("s", 5000);
+    a.hold("other", 7000);
     let state = a.export(20, WALL);
     let text = to_json(&state);
-    let read = SharedState::from_loose(&serde_json::from_str(&text).expect("JSON")).expect("read back");
+    let read_text = |text: &str| SharedState::from_loose(&serde_json::from_str(text).expect("JSON"));
+    let read = read_text(&text).expect("read back");
     assert_eq!(read, state, "{text}");
-    assert!(read.scopes[0].meter.is_some() && !read.scopes[0].queued.is_empty(), "{text}");
-    let bad = text.replace("\"banUntil\":", "\"banUntil\":-");
-    let e = SharedState::from_loose(&serde_json::from_str(&bad).expect("JSON")).unwrap_err();
-    assert!(e.message().contains("scopes[0].banUntil"), "{}", e.message());
+    assert_eq!(read.scopes.len(), 2, "{text}");
+    assert!(read.scopes.iter().any(|s| s.meter.is_some() && !s.queued.is_empty()), "{text}");
+    // A negative number, a state cut short, one claiming more scopes than it holds, and the
+    // object form of an earlier version: each refused as a whole, never half taken up.
+    let items: Vec<serde_json::Value> = serde_json::from_str(&text).expect("an array");
+    let with = |i: usize, v: serde_json::Value| {
+        let mut items = items.clone();
+        items[i] = v;
+        serde_json::Value::Array(items).to_string()
+    };
+    assert!(read_text(&with(1, json!(-1))).is_err());
+    assert!(read_text(&with(2, json!(1_000))).is_err());
+    assert!(read_text(&with(0, json!(1))).is_err());
+    assert!(read_text(&serde_json::Value::Array(items[..items.len() - 1].to_vec()).to_string()).is_err());
+    assert!(read_text(r#"{"nextGrant":1,"scopes":[]}"#).is_err());
+}
+
+#[test]
+fn a_breaker_and_many_scopes_cross_in_the_json_form() {
+    use retryline::budget::shared::{SharedScope, SharedState};
+    use retryline::json::{to_json, FromLoose};
+    let scope = |name: &str, breaker| SharedScope {
+        scope: name.into(),
+        hold_until: WALL + 1,
+        ban_until: 0,
+        bucket_tat_us: Some(WALL * 1000),
+        meter: None,
+        quota_available: Some(7),
+        queued: vec![(3, WALL + 9), (4, WALL + 10)],
+        breaker,
+    };
+    let state = SharedState { next_grant: 5, scopes: vec![scope("a \"quoted\" ñ", Some([1, WALL + 5, 2, 3, 4])), scope("b", None)] };
+    // The smallest scope there is: its name and ends, no bucket, quota, queued grant or breaker.
+    let bare = SharedScope { bucket_tat_us: None, quota_available: None, queued: vec![], ..scope("c", None) };
+    let alone = SharedState { next_grant: 0, scopes: vec![bare] };
+    assert_eq!(SharedState::from_loose(&serde_json::from_str(&to_json(&alone)).expect("JSON")).expect("read back"), alone);
+    let text = to_json(&state);
+    assert_eq!(SharedState::from_loose(&serde_json::from_str(&text).expect("JSON")).expect("read back"), state, "{text}");
 }
