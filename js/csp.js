@@ -4,7 +4,7 @@
 import * as exports from "../pkg/browser-js.js";
 import { assemble } from "./api/assemble.js";
 import { load } from "./api/page-modules.js";
-import { tabs } from "./platform/tabs-lazy.js";
+import { tabsFrom } from "./platform/tabs-lazy.js";
 
-export const { RetryClient, Budget, RetryError } = assemble({ exports }, { sharing: { tabs }, load });
+export const { RetryClient, Budget, RetryError } = assemble({ exports }, { sharing: { tabs: tabsFrom(() => import("./platform/tabs.js")) }, load });
 export { replay } from "./api/replay-page.js";

@@ -4,8 +4,8 @@
 import { wasmBytes } from "../pkg/browser-inline.js";
 import { assemble } from "./api/assemble.js";
 import { load } from "./api/page-modules.js";
-import { tabs } from "./platform/tabs-lazy.js";
+import { tabsFrom } from "./platform/tabs-lazy.js";
 import { instantiateNow } from "./platform/wasm-page.js";
 
-export const { RetryClient, Budget, RetryError } = assemble(instantiateNow(wasmBytes()), { sharing: { tabs }, load });
+export const { RetryClient, Budget, RetryError } = assemble(instantiateNow(wasmBytes()), { sharing: { tabs: tabsFrom(() => import("./platform/tabs.js")) }, load });
 export { replay } from "./api/replay-page.js";

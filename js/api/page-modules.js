@@ -1,10 +1,16 @@
-// What pages load only when a call first needs it: bundlers split each import() into a chunk of its
-// own, so a page that only fetches downloads none of them.
+// What pages load only when a call first needs it, in chunks that bundlers split off, so a page
+// that only fetches downloads none of them: asFetch (./as-fetch.js, which shares no module with
+// the page), and the rest together (./page-extras.js).
+const extras = () => import("./page-extras.js");
+
 export const load = {
   asFetch: () => import("./as-fetch.js"),
-  keyed: () => import("../drivers/keyed.js"),
-  reconcile: () => import("../drivers/reconcile.js"),
-  stream: () => import("../drivers/stream.js"),
-  predicate: () => import("../drivers/predicate.js"),
-  hedge: () => import("../drivers/hedge.js"),
+  keyed: () => extras().then((m) => m.keyed),
+  reconcile: () => extras().then((m) => m.reconcile),
+  stream: () => extras().then((m) => m.stream),
+  hedge: () => extras().then((m) => m.hedge),
+  predicate: () => extras().then((m) => m.predicate),
+  tabs: () => extras().then((m) => m.tabs),
+  /** The whole core's instance, compiled by `instantiatePage` (platform/wasm-page.js). */
+  whole: (instantiatePage) => extras().then((m) => m.instantiateWhole(instantiatePage)),
 };

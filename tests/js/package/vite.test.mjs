@@ -135,8 +135,9 @@ test("vite build of a fresh project: the wasm one asset file; the page loads its
     .some((m) => Buffer.from(m[1], "base64").equals(wasmBytes)));
   assert.ok(inlinedIn.every((f) => f.startsWith("browser-inline-") && !loaded.includes(f)), `the browser wasm inlined in a loaded chunk: ${inlinedIn}`);
   assert.deepEqual(served.filter((p) => !p.endsWith(".js") && p !== "/"), [`/assets/${wasm}`], "the page requested the HTML, its chunks and the wasm, nothing else");
-  // The page makes plain calls and replays: keyed calls, reconciliation, asFetch, tab locks and the whole core are chunks it never loads.
-  for (const lazy of ["keyed", "reconcile", "as-fetch", "tabs", "browser-inline", "whole-page"]) {
+  // The page makes plain calls and replays: asFetch, and the rest (keyed calls, reconciliation,
+  // streams, tab locks, the whole core's loader), are chunks it never loads.
+  for (const lazy of ["as-fetch", "page-extras", "browser-inline"]) {
     const chunk = js.find((f) => f.startsWith(`${lazy}-`));
     assert.ok(chunk, `a chunk of its own for ${lazy}: ${js.join(", ")}`);
     assert.ok(!loaded.includes(chunk), `the page loaded ${chunk}, which it never runs`);
