@@ -6,7 +6,6 @@
 
 import { THREW, encodeFields } from "../core/wire.js";
 import { invalid } from "../core/instance.js";
-import { bridged } from "../platform/bridge.js";
 import { now, wall } from "../platform/clock.js";
 import { optionKeys, unreadable, wrongType } from "./invalid.js";
 
@@ -120,24 +119,6 @@ function freeTwins(twins) {
     twin.core.x.rl_budget_free(twin.handle);
     twin.handle = 0;
   }
-}
-
-/** The budget `inner` (a genuine Budget's) in `core`, made there from the same options on first
- * use. Shared across tabs, each twin shares as a tab would; otherwise each step takes up the
- * state the other core's last step left (platform/bridge.js). */
-export function budgetIn(inner, core) {
-  const { kin } = inner;
-  let twin = kin.twins.get(core);
-  if (twin !== undefined) return twin;
-  core.putNumbers(kin.options.numbers);
-  const [len] = core.put([kin.options.text]);
-  const handle = core.x.rl_budget_new(len);
-  if (handle === 0) throw invalid(core, "Budget");
-  twin = { core, handle, shared: null, share: undefined, sharing: inner.sharing, kin };
-  if (inner.share !== undefined) kin.sharing.tabs?.(twin, core, inner.share);
-  kin.twins.set(core, twin);
-  if (twin.shared === null) for (const each of kin.twins.values()) each.shared = bridged(each);
-  return twin;
 }
 
 /** The budget of a genuine `Budget`; throws the context's TypeError for anything else. */

@@ -11,6 +11,7 @@ export const load = {
   hedge: () => extras().then((m) => m.hedge),
   predicate: () => extras().then((m) => m.predicate),
   tabs: () => extras().then((m) => m.tabs),
-  /** The whole core's instance, compiled by `instantiatePage` (platform/wasm-page.js). */
-  whole: (instantiatePage) => extras().then((m) => m.instantiateWhole(instantiatePage)),
+  /** `{ instance, extras }`: the whole core's instance, compiled by `instantiatePage`
+   * (platform/wasm-page.js), and what makes twins there (./twins.js). */
+  whole: (instantiatePage) => extras().then(async (m) => ({ instance: await m.instantiateWhole(instantiatePage), extras: m })),
 };

@@ -11,7 +11,8 @@ import { defaultWaits } from "../platform/attempt.js";
 import { FULFILLED, REJECTED } from "../platform/race.js";
 import { bounds, cutReason } from "../drivers/steps.js";
 import { run, stopUnsent } from "../drivers/operation.js";
-import { budgetIn, budgetOf } from "./budget.js";
+import { budgetOf } from "./budget.js";
+import { matchedNames, redact } from "./redaction.js";
 import { defineStream } from "./stream.js";
 import { familyOf, readFamilies, withFamily } from "./families.js";
 import { readCallOptions, readClientOptions, readInit, readReconcileOptions } from "./options.js";
@@ -147,21 +148,10 @@ export function defineRetryClient(cores, Budget, RetryError, load) {
     }
   }
 
-  /** The client `c` (any of its twins) in `core`, made there on first use from the same options;
-   * its draws go on there, and the calls still running where it was draw apart from them. */
+  /** The client `c` (any of its twins) in `core`: made there on first use (./twins.js, loaded
+   * with the whole core, the only other core there is). */
   function clientIn(c, core) {
-    let twin = c.twins.get(core);
-    if (twin !== undefined || c.handle === 0) return twin ?? c;
-    core.putNumbers(c.options.numbers);
-    const [len] = core.put([c.options.text]);
-    const handle = core.x.rl_client_new(len, entropy());
-    if (handle === 0) throw invalid(core, "RetryClient");
-    const from = c.twins.get(cores.first) ?? c;
-    if (from.core.x.rl_client_draws_take?.(from.handle, entropy()) === 1) core.x.rl_client_draws_give?.(handle, from.core.number(0), from.core.number(1));
-    twin = { ...c, core, handle, budget: budgetIn(c.budget, core) };
-    twin.redact = (text, url = false) => redact(twin, text, url);
-    c.twins.set(core, twin);
-    return twin;
+    return c.twins.get(core) ?? (c.handle === 0 ? c : cores.extras.clientIn(c, core, cores.first));
   }
 
   /** A call prepared on the first core that needs more: it runs on the whole core once that is loaded, the
@@ -203,32 +193,6 @@ export function defineRetryClient(cores, Budget, RetryError, load) {
   }
   // The worksheet is the server build's (its wasm has the plan export): pages load none of it.
   let worksheet = null;
-
-  /** `text` redacted as the client redacts: the built-in names, the caller's, and what its RegExps match. */
-  function redact(c, text, url) {
-    const { core } = c;
-    const extra = c.patterns.length > 0 ? matchedNames(c, text) : "";
-    const [len, extraLen] = core.put([text, extra]);
-    core.x.rl_redact(c.handle, len, url ? 1 : 0, extraLen);
-    return core.text();
-  }
-
-  /** The names of `text`'s query parameters that the caller's RegExps match, NUL-separated. */
-  function matchedNames(c, text) {
-    const { core } = c;
-    const [len] = core.put([text]);
-    core.x.rl_parameter_names(len);
-    return core.text().split("\0").filter((name) => name !== "" && c.patterns.some((p) => matches(p, name))).join("\0");
-  }
-
-  /** A pattern that throws counts as a match: when in doubt, redact. */
-  function matches(pattern, name) {
-    try {
-      return pattern.test(name);
-    } catch {
-      return true;
-    }
-  }
 
   /** Everything a call needs, read synchronously; the deadline is fixed at `t`. */
   function prepare(client, c, t, w, input, init, options) {

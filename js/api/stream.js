@@ -212,17 +212,15 @@ export function defineStream(cores, load, clientIn) {
   /** Begins the stream's machine in `c`'s core, its handle; where that core has none, only checks
    * the options (0). Throws the core's error for invalid options. */
   function begin(c, href, options) {
+    if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("stream: the client or its budget was freed");
     const { core } = c;
     const x = core.x;
     const { text, numbers } = encode(options);
     core.putNumbers(numbers);
     const [urlLen, optsLen, extraLen] = core.put([href, text, ""]);
     const machine = x.rl_stream_begin !== undefined;
-    const handle = machine ? x.rl_stream_begin(c.handle, c.budget.handle, urlLen, optsLen, extraLen) : x.rl_stream_options(c.handle, urlLen, optsLen, extraLen);
-    if (handle === 0) {
-      if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("stream: the client or its budget was freed");
-      throw invalid(core, CONTEXT);
-    }
+    const handle = machine ? x.rl_stream_begin(c.handle, c.budget.handle, urlLen, optsLen, extraLen) : x.rl_stream_options(urlLen, optsLen);
+    if (handle === 0) throw invalid(core, CONTEXT);
     return machine ? handle : 0;
   }
 

@@ -18,13 +18,15 @@ export function lacks(call) {
   return (call.key !== undefined && x.rl_op_claim === undefined) || (call.hedges > 0 && x.rl_op_hedge === undefined);
 }
 
-/** The cores of an entry: `first`, bound, and `loadWhole()` (a promise of the whole core's
- * instance; absent where `first` is whole). */
+/** The cores of an entry: `first`, bound, and `loadWhole()` (a promise of `{ instance, extras }`:
+ * the whole core's instance and the module that makes twins there; absent where `first` is whole). */
 export function cores(first, loadWhole) {
   let whole = isWhole(first) ? first : null;
   let loading = null;
-  return {
+  const all = {
     first,
+    /** What makes a client's twin in the whole core (api/twins.js), once that is loaded. */
+    extras: null,
     /** Where new work goes: the whole core once it is loaded, else the first. */
     get current() {
       return whole ?? first;
@@ -34,7 +36,10 @@ export function cores(first, loadWhole) {
       if (whole !== null) return Promise.resolve(whole);
       if (loadWhole === undefined) return Promise.reject(new TypeError("retryline: this build has no keyed calls, reconciliation or streams"));
       loading ??= loadWhole().then(
-        (instance) => (whole = bind(instance)),
+        ({ instance, extras }) => {
+          all.extras = extras;
+          return (whole = bind(instance));
+        },
         (error) => {
           loading = null;
           throw new Error(`retryline: the whole core (keyed calls, reconciliation, streams) could not be loaded: ${error?.message ?? error}`, { cause: error });
@@ -43,4 +48,5 @@ export function cores(first, loadWhole) {
       return loading;
     },
   };
+  return all;
 }

@@ -21,16 +21,21 @@ pub fn read(client: u32, url: u32, opts: u32, extra: u32) -> Result<Option<Strea
     })
 }
 
-/// Checks a stream's options as [`super::stream::rl_stream_begin`] would, beginning nothing:
-/// 1 if they hold, else 0 with the error (or the client is gone).
+/// Checks a stream's options as [`super::stream::rl_stream_begin`] would, beginning nothing (input:
+/// the URL and its options in wire form or none): 1 if they hold, else 0 with the error. Numbers:
+/// sendPerSecond (0: unpaced), the connect timeout ms.
 #[no_mangle]
-pub extern "C" fn rl_stream_options(client: u32, url: u32, opts: u32, extra: u32) -> u32 {
-    match read(client, url, opts, extra) {
-        Ok(Some(spec)) => {
+pub extern "C" fn rl_stream_options(url: u32, opts: u32) -> u32 {
+    // The input is read in the order it was written: the URL, then the options.
+    let read = with_input(|input| {
+        let url = input.text(url);
+        input.wire(opts).and_then(|options| StreamSpec::read(&options, url))
+    });
+    match read {
+        Ok(spec) => {
             io::numbers(&[spec.send_per_second.unwrap_or(0) as f64, spec.policy.attempt_timeout_ms() as f64]);
             1
         }
-        Ok(None) => 0,
         Err(error) => invalid(&error),
     }
 }
