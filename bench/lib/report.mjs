@@ -394,7 +394,7 @@ function bundle(b, floorSize) {
     `Vite ${b.vite} production builds in a fresh project with the npm tarball installed ("browser" export condition): a page whose only code is one call ` +
       `(\`import { RetryClient } from "retryline"; new RetryClient().fetch(url)\`, \`ky(url)\`, \`pRetry(() => fetch(url) …)\`), and a page that uses every feature of retryline ` +
       `(a client with a store and a shared \`Budget({ share })\`, a keyed order, two unknown outcomes reconciled and resolved, \`asFetch\`, \`budget.snapshot()\`, \`replay\`). ` +
-      `*Loads* = what the page fetches before its code runs, from Vite's manifest: the entry chunk, the chunks it imports statically, their assets (browser.wasm); ` +
+      `*Loads* = what the page fetches before its code runs, from Vite's manifest: the entry chunk, the chunks it imports statically, their assets (browser-fetch.wasm; the whole core's browser.wasm is the asset of a lazy chunk); ` +
       `the every-feature page counts every emitted file. Each file compressed on its own (gzip -9, brotli); index.html not counted; KiB = 1024 bytes. ` +
       `Each page was then opened in Chromium ${b.chromium ?? "(not available)"} from 127.0.0.1, and what it fetched compared with what was counted.`,
     ``,
