@@ -107,16 +107,18 @@ export async function restart(makeClient, row, loopback) {
   let survived = null;
   const controller = new AbortController();
   const set = first.set.bind(first);
+  const phases = []; // what the first process saved, for the message if none was a sleep
   first.set = (k, v) => {
     set(k, v);
+    phases.push(stored(v)?.state?.phase?.phase ?? "?");
     if (survived === null && stored(v)?.state?.phase?.phase === "sleeping") {
       survived = new Map(first);
       controller.abort();
     }
     return first;
   };
-  await makeClient({ store: first }).fetch(sample.original, { signal: controller.signal }, { key }).catch(() => {});
-  if (survived === null) return "no state was saved before the retry's sleep";
+  const ended = await makeClient({ store: first }).fetch(sample.original, { signal: controller.signal }, { key }).then((r) => `answered ${r.status}`, (e) => e?.reason ?? String(e));
+  if (survived === null) return `no state was saved before the retry's sleep (the call ${ended}; saved: ${phases.join(", ") || "nothing"})`;
   const saved = stored(survived.get(`retryline:${key}`))?.state;
   const records = [];
   let outcome = "success";
