@@ -39,5 +39,20 @@ export function budgetIn(inner, core) {
   if (inner.share !== undefined) kin.sharing.tabs?.(twin, core, inner.share);
   kin.twins.set(core, twin);
   if (twin.shared === null) for (const each of kin.twins.values()) each.shared = bridged(each);
+  else for (const each of kin.twins.values()) each.shared = noting(each, each.shared);
   return twin;
+}
+
+/** A tab-shared twin's steps, noting it as the one that stepped last: `budget.snapshot()` reads it. */
+function noting(twin, steps) {
+  if (steps.noting) return steps;
+  return {
+    noting: true,
+    async enter(run) {
+      await steps.enter(run);
+      twin.kin.writer = twin;
+    },
+    leave: (run) => steps.leave(run),
+    news: () => steps.news(),
+  };
 }

@@ -27,6 +27,7 @@ window.clients = {};
 window.make = (name, options = {}, limits) => {
   const budget = limits === undefined ? undefined : new Budget(limits);
   window.clients[name] = new RetryClient({ ...options, budget });
+  window.clients[name].budgetSnapshot = () => budget?.snapshot();
 };
 window.call = (name, url, init, options) => outcome(window.clients[name].fetch(url, init, options));
 window.calls = (name, url, n, options) => Promise.all(Array.from({ length: n }, () => window.call(name, url, undefined, options)));
@@ -189,6 +190,24 @@ test("a 418 recorded on the whole core stops a call sleeping on the first one, n
     const [first] = mock.streams.connections({ path: "/ws/ticker" });
     assert.ok(first.at >= ban.respondedAtMs + 4000 - 10, `the stream connected ${Math.round(first.at - ban.respondedAtMs)} ms after the 418`);
     await page.evaluate(() => window.closeStream());
+  } finally {
+    await close();
+  }
+});
+
+test("a budget shared across tabs keeps sharing from the whole core, and its snapshot shows what that core recorded", { timeout: 60_000 }, async () => {
+  const { page, close } = await open();
+  try {
+    await page.evaluate(() => window.make("tabs", {}, { share: "cores" }));
+    mock.script("/api/tab-ban", [{ status: 418, retryAfter: 5 }]);
+    assert.equal(await page.evaluate((u) => window.call("tabs", u, undefined, { key: "k-6", operation: "read" }), `${mock.url}/api/tab-ban`), "banned");
+    const snapshot = await page.evaluate(() => window.clients.tabs.budgetSnapshot());
+    assert.equal(snapshot.length, 1);
+    assert.ok(snapshot[0].banRemainingMs > 3000, JSON.stringify(snapshot));
+    assert.equal(snapshot[0].sharing, "tabs");
+    // A plain call (now on the whole core too) is refused by the ban, nothing sent.
+    assert.equal(await page.evaluate((u) => window.call("tabs", u), `${mock.url}/api/after-ban`), "banned");
+    assert.equal(mock.requests({ path: "/api/after-ban" }).length, 0);
   } finally {
     await close();
   }
