@@ -6,5 +6,5 @@ import { assemble } from "./api/assemble.js";
 import { load } from "./api/page-modules.js";
 import { tabsFrom } from "./platform/tabs-lazy.js";
 
-export const { RetryClient, Budget, RetryError } = assemble({ exports }, { sharing: { tabs: tabsFrom(() => import("./platform/tabs.js")) }, load });
+export const { RetryClient, Budget, RetryError } = assemble({ exports }, { sharing: { tabs: tabsFrom(load.tabs) }, load });
 export { replay } from "./api/replay-page.js";

@@ -4,10 +4,10 @@
 // bans; it answers with its own, and stores its state after every change, so a restart loses nothing.
 // Its wasm is the budget alone (pkg/authority.wasm): no fetch path.
 import module from "../pkg/authority.wasm";
-import { bind } from "./core/instance.js";
-import { authority, readVisit } from "./platform/authority.js";
+import { authorityOf } from "./core/authority.js";
+import { readVisit } from "./platform/visit.js";
 
-const budgets = authority(bind(new WebAssembly.Instance(module, {})));
+const budgets = authorityOf(new WebAssembly.Instance(module, {}));
 const STATE_KEY = "retryline:budget";
 
 export class BudgetCoordinator {

@@ -7,5 +7,5 @@ import { load } from "./api/page-modules.js";
 import { tabsFrom } from "./platform/tabs-lazy.js";
 import { instantiateNow } from "./platform/wasm-page.js";
 
-export const { RetryClient, Budget, RetryError } = assemble(instantiateNow(wasmBytes()), { sharing: { tabs: tabsFrom(() => import("./platform/tabs.js")) }, load });
+export const { RetryClient, Budget, RetryError } = assemble(instantiateNow(wasmBytes()), { sharing: { tabs: tabsFrom(load.tabs) }, load });
 export { replay } from "./api/replay-page.js";

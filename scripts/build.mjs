@@ -54,18 +54,18 @@ function withLock(fn) {
 
 /** The wasm of each entry: the core's exports that its runtime runs (Cargo features, src/abi). */
 const FLAVOURS = [
-  // Pages and their workers, at first: the fetch path, a budget carried between tabs, a stream's
-  // options checked, and what it hands the whole core when a call needs more (js/core/cores.js).
-  { name: "browser-fetch", features: ["abi-handover", "abi-stream-options"] },
-  // The whole core of a page, loaded then: keyed calls, reconciliation, streams. Inlined for
-  // bundlers that emit no asset and `retryline/inline`; as JavaScript for `retryline/csp`.
-  { name: "browser", features: ["abi-handover", "abi-hedge", "abi-reconcile", "abi-stream"], inline: true, javascript: true },
+  // The lean entry of pages (`retryline/fetch`): the fetch path and budgets (also across tabs).
+  // Inlined too, for bundlers that emit no asset.
+  { name: "browser-fetch", features: ["abi-fetch"], inline: true },
+  // The default entry of pages: the whole core — keyed calls, reconciliation, hedged reads, streams.
+  // Inlined for bundlers that emit no asset and `retryline/inline`; as JavaScript for `retryline/csp`.
+  { name: "browser", features: ["abi-hedge", "abi-reconcile", "abi-stream"], inline: true, javascript: true },
   // Pages that replay: the engine on a virtual clock alone (js/api/replay-page.js, inlined).
   { name: "replay", features: ["abi-replay"], inline: true, onlyInline: true },
-  // Node and workerd: the fetch path, and a budget leased from a Durable Object.
-  // Inlined too, for Node: bytes in a module load wherever the entry is bundled (Next.js server
-  // renders, esbuild --platform=node) and need no file read (Deno without --allow-read).
-  { name: "server", features: ["abi-hedge", "abi-lease", "abi-reconcile", "abi-replay", "abi-stream", "abi-worksheet"], inline: true },
+  // Node and workerd: everything, with replay and the worksheet. Inlined too, for Node: bytes in a
+  // module load wherever the entry is bundled (Next.js server renders, esbuild --platform=node) and
+  // need no file read (Deno without --allow-read).
+  { name: "server", features: ["abi-hedge", "abi-reconcile", "abi-replay", "abi-stream", "abi-worksheet"], inline: true },
   // The budget authority: the Durable Object's for many isolates, and (inlined) each fleet process's over Redis.
   { name: "authority", features: ["abi-authority"], inline: true },
 ];

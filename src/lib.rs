@@ -88,6 +88,7 @@
 pub mod backoff;
 pub mod budget;
 pub mod builders;
+pub mod call;
 pub mod canonical_url;
 pub mod classify;
 pub mod contention;

@@ -47,6 +47,21 @@ impl Evidence {
     }
 }
 
+/// What settling `key` runs as: reads at reconciliation priority, in a scope of their own
+/// (`<what>:<key>`) until the order's own scope is known.
+pub fn status_start(key: &str, policy: Policy, what: &str) -> crate::machine::Start {
+    crate::machine::Start {
+        policy,
+        kind: crate::classify::OperationKind::Read,
+        priority: crate::budget::Priority::Reconcile,
+        scope: crate::text::join(&[what, ":", key]),
+        weight: 1,
+        key: Some(key.to_owned()),
+        method: None,
+        url: None,
+    }
+}
+
 /// The default policy of reconciliation queries, before the caller's overrides.
 ///
 /// # Default

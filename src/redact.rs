@@ -38,6 +38,35 @@ const MAX_NESTING: u32 = 3;
 /// How many times one value is decoded looking for structure; more encodings are redacted whole.
 const MAX_ROUNDS: u32 = 4;
 
+/// The caller's own secret names (compared as [`normalized_name`] compares them), and the decoded
+/// names its `RegExp`s matched in one URL (compared as they are).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Secrets {
+    /// Normalized names.
+    pub names: Vec<String>,
+    /// Decoded names, exactly.
+    pub matched: Vec<String>,
+}
+
+impl Secrets {
+    /// Whether a decoded query parameter name is one of these.
+    pub fn contains(&self, name: &str) -> bool {
+        if self.names.is_empty() && self.matched.is_empty() {
+            return false;
+        }
+        self.matched.iter().any(|m| m == name) || self.names.contains(&normalized_name(name))
+    }
+
+    /// `text` (a URL when `url`) redacted with the built-in names and these.
+    pub fn redact(&self, text: &str, url: bool) -> String {
+        let secret = |name: &str| self.contains(name);
+        match url {
+            true => redact_url_with(text, &secret),
+            false => redact_text_with(text, &secret),
+        }
+    }
+}
+
 /// A copy of `url` safe to store in a record.
 pub fn redact_url(url: &str) -> String {
     redact_url_with(url, &|_| false)

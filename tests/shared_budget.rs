@@ -143,11 +143,21 @@ fn a_breaker_and_many_scopes_cross_in_the_json_form() {
         queued: vec![(3, WALL + 9), (4, WALL + 10)],
         breaker,
     };
-    let state = SharedState { next_grant: 5, scopes: vec![scope("a \"quoted\" ñ", Some([1, WALL + 5, 2, 3, 4])), scope("b", None)] };
+    let state = SharedState {
+        next_grant: 5,
+        scopes: vec![scope("a \"quoted\" ñ", Some([1, WALL + 5, 2, 3, 4])), scope("b", None)],
+    };
     // The smallest scope there is: its name and ends, no bucket, quota, queued grant or breaker.
     let bare = SharedScope { bucket_tat_us: None, quota_available: None, queued: vec![], ..scope("c", None) };
     let alone = SharedState { next_grant: 0, scopes: vec![bare] };
-    assert_eq!(SharedState::from_loose(&serde_json::from_str(&to_json(&alone)).expect("JSON")).expect("read back"), alone);
+    assert_eq!(
+        SharedState::from_loose(&serde_json::from_str(&to_json(&alone)).expect("JSON")).expect("read back"),
+        alone
+    );
     let text = to_json(&state);
-    assert_eq!(SharedState::from_loose(&serde_json::from_str(&text).expect("JSON")).expect("read back"), state, "{text}");
+    assert_eq!(
+        SharedState::from_loose(&serde_json::from_str(&text).expect("JSON")).expect("read back"),
+        state,
+        "{text}"
+    );
 }

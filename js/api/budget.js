@@ -2,20 +2,25 @@
 // buckets with a priority reserve, a retry quota, and the provider's holds and bans. How it is
 // shared beyond this realm is the entry's: across tabs (`share`, browsers) or isolates
 // (`coordinator`, workerd) or a fleet's processes (`redis`, Node), each a module of its own that the
-// entry plugs in.
+// entry plugs in. Every step on a shared budget is a machine's, inside its bracket (src/budget/sharing.rs).
 
 import { THREW, encodeFields } from "../core/wire.js";
-import { invalid } from "../core/instance.js";
+import { CONTACTS, LOCAL, TABS } from "../core/budgets.js";
 import { now, wall } from "../platform/clock.js";
 import { optionKeys, unreadable, wrongType } from "./invalid.js";
 
 /** The budget behind each genuine Budget: a look-alike finds nothing here. */
 const budgets = new WeakMap();
 
-export function defineBudget(cores, sharing) {
-  const core = cores.first;
-  const x = core.x;
-  const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry(freeTwins) : null;
+/** Frees a budget's part in the core. */
+function freeBudget(inner) {
+  if (inner.handle === 0) return;
+  inner.core.budgets.free(inner.handle);
+  inner.handle = 0;
+}
+
+export function defineBudget(core, sharing) {
+  const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry(freeBudget) : null;
 
   class Budget {
     #inner;
@@ -44,40 +49,33 @@ export function defineBudget(cores, sharing) {
           given[key] = value;
         }
       }
-      const encoded = encodeFields(fields);
-      core.putNumbers(encoded.numbers);
-      const [len] = core.put([encoded.text]);
-      const handle = x.rl_budget_new(len);
-      if (handle === 0) throw invalid(core, "Budget");
       const share = typeof given.share === "string" ? given.share : undefined;
-      // Its twins: the same budget in each of the entry's cores it is used in (js/core/cores.js).
-      const kin = { twins: new Map(), writer: null, options: encoded, sharing };
-      const inner = { core, handle, shared: null, share: undefined, sharing: () => "local", kin };
-      kin.twins.set(core, inner);
-      kin.writer = inner;
+      if (namespace != null && redis != null) throw new TypeError("Budget: give coordinator or redis, not both");
+      // How it is kept: the way of sharing this entry has for what was given (checked first, so
+      // that a wrong value is named before the limits are read).
+      let keep = null;
+      if (redis !== undefined && redis !== null) {
+        if (sharing.redis === undefined) throw new TypeError("Budget: redis keeps a budget for a fleet of Node processes: use retryline's Node entry there");
+        keep = sharing.redis(redis, share ?? "retryline", given);
+      } else if (namespace !== undefined && namespace !== null) {
+        if (sharing.coordinator === undefined) throw new TypeError("Budget: coordinator is a Durable Object namespace, which only workerd has: use retryline's workerd entry there");
+        keep = sharing.coordinator(namespace, share ?? "retryline", given);
+      } else if (share !== undefined && sharing.tabs !== undefined) {
+        // Where the platform cannot share (no Web Locks or IndexedDB), the budget is this realm's own.
+        keep = sharing.tabs(share);
+      }
+      const kind = keep === null ? LOCAL : keep.visit !== undefined ? CONTACTS : TABS;
+      let handle;
       try {
-        if (namespace != null && redis != null) throw new TypeError("Budget: give coordinator or redis, not both");
-        if (redis !== undefined && redis !== null) {
-          if (sharing.redis === undefined) {
-            throw new TypeError("Budget: redis keeps a budget for a fleet of Node processes: use retryline's Node entry there");
-          }
-          sharing.redis(inner, core, redis, share ?? "retryline", given);
-        } else if (namespace !== undefined && namespace !== null) {
-          if (sharing.coordinator === undefined) {
-            throw new TypeError("Budget: coordinator is a Durable Object namespace, which only workerd has: use retryline's workerd entry there");
-          }
-          sharing.coordinator(inner, core, namespace, share ?? "retryline", given);
-        } else if (share !== undefined && sharing.tabs !== undefined) {
-          // Where the platform cannot share (no Web Locks or IndexedDB), the budget is this realm's own.
-          sharing.tabs(inner, core, share);
-        }
+        handle = core.budgets.create(encodeFields(fields), kind, keep?.joinMs ?? 0);
       } catch (error) {
-        x.rl_budget_free(handle);
+        keep?.close?.();
         throw error;
       }
+      const inner = { core, handle, shared: keep, share: kind === TABS ? share : undefined, label: keep?.label ?? "local" };
       this.#inner = inner;
       budgets.set(this, inner);
-      freed?.register(this, kin.twins, this);
+      freed?.register(this, inner, this);
     }
 
     /** The name it is shared under across tabs; undefined where it works alone. */
@@ -87,16 +85,16 @@ export function defineBudget(cores, sharing) {
 
     /** How it is kept: "local", "tabs", "coordinator", "redis" or "unreachable". */
     get sharing() {
-      return this.#inner.sharing();
+      const inner = this.#inner;
+      if (inner.shared?.visit === undefined || inner.handle === 0) return inner.label;
+      return core.budgets.snapshot(inner.handle, now(), wall()).unreachable ? "unreachable" : inner.label;
     }
 
     /** Each scope: tokens, retry quota, holds and bans with their ends (wall-clock ms), queued operations. */
     snapshot() {
-      // The twin that took the last step holds the budget as it stands.
-      const { core: at, handle } = this.#inner.kin.writer;
-      at.x.rl_budget_snapshot(handle, now(), wall());
-      const scopes = at.json();
-      const sharing = this.#inner.sharing();
+      const inner = this.#inner;
+      const { scopes, unreachable } = core.budgets.snapshot(inner.handle, now(), wall());
+      const sharing = unreachable && inner.shared?.visit !== undefined ? "unreachable" : inner.label;
       for (const scope of scopes) scope.sharing = sharing;
       return scopes;
     }
@@ -105,20 +103,12 @@ export function defineBudget(cores, sharing) {
      * closes the Redis connection it made from a URL (one passed in is the caller's). */
     free() {
       freed?.unregister(this);
-      Promise.resolve(this.#inner.close?.()).catch(() => {});
-      freeTwins(this.#inner.kin.twins);
+      Promise.resolve(this.#inner.shared?.close?.()).catch(() => {});
+      freeBudget(this.#inner);
     }
   }
 
   return Budget;
-}
-
-/** Frees a budget in every core it was made in. */
-function freeTwins(twins) {
-  for (const twin of twins.values()) {
-    twin.core.x.rl_budget_free(twin.handle);
-    twin.handle = 0;
-  }
 }
 
 /** The budget of a genuine `Budget`; throws the context's TypeError for anything else. */

@@ -1,19 +1,15 @@
 // `RetryClient`: fetch with retries. A call is prepared synchronously when fetch() is called —
-// options read, request built, deadline fixed — so its deadline counts from the call, not from
-// whenever the event loop first gets to it; drivers/operation.js then runs it.
+// options read, request built, deadline fixed, its machine begun in the core — so its deadline
+// counts from the call, not from whenever the event loop first gets to it; js/executor/call.js
+// then carries it out.
 
-import { encode } from "../core/wire.js";
-import { ABSENT, invalid } from "../core/instance.js";
-import { isWhole, lacks } from "../core/cores.js";
-import { entropy, now, ownerId, wall } from "../platform/clock.js";
+import { entropy, now, wall } from "../platform/clock.js";
 import { Template } from "../platform/request.js";
-import { defaultWaits } from "../platform/attempt.js";
-import { FULFILLED, REJECTED } from "../platform/race.js";
-import { bounds, cutReason } from "../drivers/steps.js";
-import { run, stopUnsent } from "../drivers/operation.js";
+import { defaultWaits } from "../platform/response.js";
+import { FETCH, RECONCILE, RESOLVE } from "../core/calls.js";
+import { run } from "../executor/call.js";
 import { budgetOf } from "./budget.js";
 import { matchedNames, redact } from "./redaction.js";
-import { defineStream } from "./stream.js";
 import { familyOf, readFamilies, withFamily } from "./families.js";
 import { readCallOptions, readClientOptions, readInit, readReconcileOptions } from "./options.js";
 
@@ -35,21 +31,19 @@ function redactedThrow(c, error) {
   return new Error(redacted);
 }
 
-/** Frees a client in every core it was made in. */
-function freeTwins(twins) {
-  for (const twin of twins.values()) {
-    twin.core.x.rl_client_free(twin.handle);
-    twin.handle = 0;
-  }
+/** Frees a client's part in the core. */
+function freeClient(c) {
+  if (c.handle === 0) return;
+  c.core.clients.free(c.handle);
+  c.handle = 0;
 }
 
-export function defineRetryClient(cores, Budget, RetryError, load) {
-  const core = cores.first;
-  const x = core.x;
+/** `RetryClient` over `core` (js/core/index.js); `stream` and `worksheet` define those methods
+ * where the entry has them. */
+export function defineRetryClient(core, Budget, RetryError, { stream, worksheet } = {}) {
   const callOptions = new Set(core.names.callOptions);
   if (defaultWaits.reset.length === 0) defaultWaits.reset.push(...(core.names.resetHeaders ?? []).map((name, i) => [i, name]));
-  const streams = x.rl_stream_begin === undefined && x.rl_stream_options === undefined ? null : defineStream(cores, load.stream, clientIn);
-  const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry(freeTwins) : null;
+  const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry(freeClient) : null;
 
   class RetryClient {
     #c;
@@ -57,22 +51,13 @@ export function defineRetryClient(cores, Budget, RetryError, load) {
     /** @throws {TypeError | RangeError} naming the invalid field. */
     constructor(options) {
       const read = readClientOptions(options);
-      // RegExps in `redact` cross as such: the core checks the names, the glue tests the patterns.
-      const encoded = encode(read.core, true);
-      core.putNumbers(encoded.numbers);
-      const [len] = core.put([encoded.text]);
-      const handle = x.rl_client_new(len, entropy());
-      if (handle === 0) throw invalid(core, "RetryClient");
+      const handle = core.clients.create(read.core, entropy());
       // A client without a budget gets a private one: holds and bans, and the retry quota.
       const budgetObject = read.budget?.object ?? new Budget();
       const c = {
         core,
         handle,
-        // The same client in each core it is used in (js/core/cores.js), made from these options.
-        twins: new Map(),
-        options: encoded,
         RetryError,
-        load,
         budgetObject,
         budget: budgetOf("RetryClient", budgetObject),
         fetch: read.fetch,
@@ -80,19 +65,12 @@ export function defineRetryClient(cores, Budget, RetryError, load) {
         onEscalation: read.onEscalation,
         shouldRetry: read.shouldRetry,
         store: read.store,
-        storeImpl: undefined,
-        owner: ownerId(),
-        readBody: read.readBody,
         patterns: read.patterns,
         redact: (text, url = false) => redact(c, text, url),
       };
-      c.twins.set(core, c);
       this.#c = c;
-      freed?.register(this, c.twins, this);
-      c.families = readFamilies("RetryClient", read.families, (where, options) => x.rl_op_free(dryRun(c, where, options)), core.names.resetHeaders ?? []);
-      // Keyed calls (a store is for them) and hedged reads run on the whole core: a page starts loading it now.
-      const hedged = typeof read.core.policy === "object" && read.core.policy?.maxHedges > 0;
-      if ((read.store !== undefined || hedged) && !isWhole(core)) cores.whole().catch(() => {});
+      freed?.register(this, c, this);
+      c.families = readFamilies("RetryClient", read.families, (where, options) => dryRun(c, where, options), core.names.resetHeaders ?? []);
     }
 
     /** Like fetch(input, init), with retries: the successful Response, or a RetryError. */
@@ -101,101 +79,80 @@ export function defineRetryClient(cores, Budget, RetryError, load) {
       const w = wall();
       let call;
       try {
-        call = prepare(this, clientIn(this.#c, cores.current), t, w, input, init, options);
+        call = prepare(this.#c, t, w, input, init, options);
       } catch (error) {
         return Promise.reject(error);
       }
-      // A keyed or hedged call runs on the whole core: loaded first, within the call's bounds.
-      if (lacks(call)) return moved(call);
       return run(call);
     }
 
     /** Runs the caller's status query for an unknown outcome under its own bounded policy. */
-    async reconcile(key, query, options) {
+    reconcile(key, query, options) {
       const t = now();
       const w = wall();
-      const read = readReconcileOptions(options);
-      const c = clientIn(this.#c, await cores.whole());
-      return (await load.reconcile()).reconcile(this, c, t, w, key, query, read);
+      try {
+        const read = readReconcileOptions(options);
+        const call = begun(this.#c, { purpose: RECONCILE, now: t, wall: w, key, options: read.core }, "reconcile", read.signal === undefined ? [] : [read.signal]);
+        if (typeof query !== "function") {
+          core.calls.free(call.handle);
+          throw new TypeError("reconcile: query must be a function");
+        }
+        call.statusQuery = query;
+        return run(call);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
 
     /** Closes an unknown outcome by hand with what an operator established. */
-    async resolve(key, state) {
+    resolve(key, state) {
       const t = now();
       const w = wall();
-      const c = clientIn(this.#c, await cores.whole());
-      return (await load.reconcile()).resolve(this, c, t, w, key, state);
+      try {
+        return run(begun(this.#c, { purpose: RESOLVE, now: t, wall: w, key, state: state ?? null }, "resolve", []));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
 
     /** A WebSocket that reconnects under a policy and this client's budget (see README "Streams"). */
     stream(url, options) {
-      if (streams === null) throw new TypeError("stream: this build has no streams");
-      return streams.stream(this, clientIn(this.#c, cores.current), url, options);
+      if (stream === undefined) throw new TypeError('stream: retryline/fetch has no streams: import { RetryClient } from "retryline"');
+      return stream(this, this.#c, url, options);
     }
 
     /** What this configuration decides, family by family: the worksheet a risk reviewer reads. */
     worksheet() {
-      const module = load.worksheet?.();
-      if (module === undefined || typeof x.rl_op_plan !== "function") throw new TypeError("worksheet: this build has no worksheet; run it in Node or workerd, or `npx retryline worksheet <module>`");
-      worksheet ??= module.defineWorksheet(core, dryRun);
-      return worksheet(this.#c);
+      if (worksheet === undefined) throw new TypeError("worksheet: this build has no worksheet; run it in Node or workerd, or `npx retryline worksheet <module>`");
+      return worksheet(this.#c, dryRun);
     }
 
     /** Releases the client's memory in the wasm instance (optional; garbage collection does it too). */
     free() {
       freed?.unregister(this);
-      freeTwins(this.#c.twins);
+      freeClient(this.#c);
     }
   }
 
-  /** The client `c` (any of its twins) in `core`: made there on first use (./twins.js, loaded
-   * with the whole core, the only other core there is). */
-  function clientIn(c, core) {
-    return c.twins.get(core) ?? (c.handle === 0 ? c : cores.extras.clientIn(c, core, cores.first));
+  /** A reconciliation or resolve of client `c`, begun in the core. */
+  function begun(c, fields, where, signals) {
+    if (c.handle === 0 || c.budget.handle === 0) throw new TypeError(`${where}: the client or its budget was freed`);
+    const observed = c.onAttempt !== undefined;
+    const { handle } = core.calls.begin({ client: c.handle, budget: c.budget.handle, observed, ...fields }, (mem) => {
+      const argument = mem.number(1) === 0 || fields.purpose === RESOLVE ? where : `${where} options`;
+      return new (mem.number(0) === 1 ? RangeError : TypeError)(`${argument}: ${mem.text()}`);
+    });
+    return { c, handle, signals, key: typeof fields.key === "string" ? fields.key : undefined, onAttempt: undefined, family: undefined, template: null };
   }
 
-  /** A call prepared on the first core that needs more: it runs on the whole core once that is loaded, the
-   * load bounded by the call's deadline and the caller's abort; else it stops with nothing sent. */
-  async function moved(call) {
-    const race = bounds(call);
-    const [how, value] = await race.wait(cores.whole());
-    race.end();
-    if (how !== FULFILLED) {
-      if (how === REJECTED) {
-        call.c.core.x.rl_op_free(call.op);
-        throw value;
-      }
-      return stopUnsent(call, cutReason(value));
-    }
-    const first = call.c;
-    let c;
-    let op;
-    try {
-      c = clientIn(first, value);
-      op = beginOp(c, call.begun);
-    } finally {
-      first.core.x.rl_op_free(call.op);
-    }
-    Object.assign(call, { c, op, header: c.core.number(0) === 1 ? c.core.text() : undefined });
-    return run(call);
-  }
-
-  /** Begins (without sending) an operation of `options` for a GET of a placeholder URL: the
-   * core checks them; its handle, or the core's error named by `where`. */
+  /** Begins (without sending) a call of `options` for a GET of a placeholder URL: the core checks
+   * them; its handle, or the core's error named by `where`. */
   function dryRun(c, where, options, url = "https://family.check/", method = "GET") {
-    const { core } = c;
-    const { text, numbers } = encode(options);
-    core.putNumbers(numbers);
-    const lengths = core.put([url, method, undefined, text, ""]);
-    const op = core.x.rl_op_begin(c.handle, c.budget.handle, now(), wall(), ...lengths);
-    if (op === 0) throw invalid(core, where);
-    return op;
+    return core.calls.begin({ client: c.handle, budget: c.budget.handle, now: now(), wall: wall(), url, method, options }, where).handle;
   }
-  // The worksheet is the server build's (its wasm has the plan export): pages load none of it.
-  let worksheet = null;
 
-  /** Everything a call needs, read synchronously; the deadline is fixed at `t`. */
-  function prepare(client, c, t, w, input, init, options) {
+  /** Everything a call needs, read synchronously; its machine begun at `t`. */
+  function prepare(c, t, w, input, init, options) {
     const call = options === undefined || options === null ? null : readCallOptions(options);
     const extra = readInit(init, callOptions);
     let template;
@@ -222,64 +179,40 @@ export function defineRetryClient(cores, Budget, RetryError, load) {
         scope = template.url;
       }
     }
-    const extraNames = c.patterns.length > 0 ? matchedNames(c, template.url) : "";
     const family = c.families.length === 0 ? undefined : familyOf(c.families, { method: template.method, url: template.url, init });
     const given = family === undefined ? call?.core : withFamily(family, { method: template.method, url: template.url, init }, call?.core);
-    // What the core begins the operation from: kept, so that a call moved to another core begins there the same.
-    const begun = { t, w, url: template.url, method: template.method, scope, given, extraNames };
-    const op = beginOp(c, begun);
-    const { core } = c;
-    const header = core.number(0) === 1 ? core.text() : undefined;
+    if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("fetch: the client or its budget was freed");
+    const onAttempt = call?.onAttempt;
+    const shouldRetry = call?.shouldRetry ?? family?.shouldRetry ?? c.shouldRetry;
+    const { handle, header } = core.calls.begin({
+      client: c.handle,
+      budget: c.budget.handle,
+      now: t,
+      wall: w,
+      purpose: FETCH,
+      hasBody: template.hasBody(),
+      asks: shouldRetry !== undefined,
+      observed: c.onAttempt !== undefined || onAttempt !== undefined,
+      url: template.url,
+      method: template.method,
+      scope,
+      options: given,
+      extra: c.patterns.length > 0 ? matchedNames(c, template.url) : "",
+    }, "fetch options");
     return {
-      client,
       c,
-      op,
-      begun,
+      handle,
       template,
       signals,
       key: typeof given?.key === "string" ? given.key : undefined,
       // null: no family matched (the records say so); undefined: the client has none (absent).
       family: family?.name ?? (c.families.length === 0 ? undefined : null),
       waits: family?.waits,
-      readBody: given?.readBody === true || (given?.readBody === undefined && c.readBody),
-      onAttempt: call?.onAttempt,
-      shouldRetry: call?.shouldRetry ?? family?.shouldRetry ?? c.shouldRetry,
+      onAttempt,
+      shouldRetry,
       header,
-      deadline: core.number(1),
-      timeout: core.number(2),
-      hedges: core.number(3),
-      reported: 0,
-      lastResponse: undefined,
-      lastCause: undefined,
-      note: undefined,
-      ownsKey: false,
-      keyed: undefined,
-      controller: null,
-      reason: undefined,
-      n0: 0,
-      n1: 0,
     };
-  }
-
-  /** Begins the operation of a prepared call in `c`'s core; its handle (the core's numbers: the
-   * used-weight header flag, the deadline, the attempt timeout), or throws the core's error. */
-  function beginOp(c, { t, w, url, method, scope, given, extraNames }) {
-    const { core } = c;
-    let lengths;
-    if (given !== undefined) {
-      const { text, numbers } = encode(given);
-      core.putNumbers(numbers);
-      lengths = core.put([url, method, scope, text, extraNames]);
-    } else lengths = core.put([url, method, scope, undefined, extraNames]);
-    const op = core.x.rl_op_begin(c.handle, c.budget.handle, t, w, lengths[0], lengths[1], lengths[2], lengths[3], lengths[4]);
-    if (op === 0) {
-      if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("fetch: the client or its budget was freed");
-      throw invalid(core, "fetch options");
-    }
-    return op;
   }
 
   return RetryClient;
 }
-
-export { ABSENT };

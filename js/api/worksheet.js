@@ -47,26 +47,23 @@ class Worksheet {
   }
 }
 
-/** `worksheet(c)` over `core`; `dryRun(c, where, options, url, method)` begins an unsent operation. */
-export function defineWorksheet(core, dryRun) {
-  const x = core.x;
-
-  function plan(c, where, options, url, method) {
-    const op = dryRun(c, where, options, url, method);
+/** `worksheet(c, dryRun)` over `core`: `dryRun(c, where, options, url, method)` begins an unsent call. */
+export function defineWorksheet(core) {
+  function plan(c, dryRun, where, options, url, method) {
+    const handle = dryRun(c, where, options, url, method);
     try {
-      x.rl_op_plan(op);
-      return core.json();
+      return core.calls.plan(handle);
     } finally {
-      x.rl_op_free(op);
+      core.calls.free(handle);
     }
   }
 
-  function row(c, family, earlier, today) {
+  function row(c, dryRun, family, earlier, today) {
     const methods = family?.match.methods;
     const method = methods?.[0] ?? "GET";
     const origin = originOf(family?.match.url);
     const options = family === null ? undefined : { ...family.core };
-    const p = plan(c, `worksheet: family ${family?.name ?? "(none)"}`, options, `${origin ?? "https://any.origin"}/`, method);
+    const p = plan(c, dryRun, `worksheet: family ${family?.name ?? "(none)"}`, options, `${origin ?? "https://any.origin"}/`, method);
     const flags = [];
     if (family !== null) {
       if (methods?.some((m) => MUTATING.has(m)) && p.operation === "read") flags.push(`a mutation (${methods.join("/")}) declared "read": a lost answer would be retried as if nothing had happened`);
@@ -90,11 +87,10 @@ export function defineWorksheet(core, dryRun) {
     return { family: family?.name ?? null, match: family?.match.text ?? "anything no family matches", ...matched, ...p, scope, weight, exhausted, docs: family?.docs ?? null, flags };
   }
 
-  return function worksheet(c) {
-    if (typeof x.rl_op_plan !== "function") throw new TypeError("worksheet: this build has no worksheet; run it in Node, or `npx retryline worksheet <module>`");
+  return function worksheet(c, dryRun) {
     const today = Date.now();
-    const rows = c.families.map((family, i) => row(c, family, c.families.slice(0, i), today));
-    rows.push(row(c, null, c.families, today));
+    const rows = c.families.map((family, i) => row(c, dryRun, family, c.families.slice(0, i), today));
+    rows.push(row(c, dryRun, null, c.families, today));
     return new Worksheet(rows);
   };
 }

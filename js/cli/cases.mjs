@@ -110,8 +110,9 @@ export async function restart(makeClient, row, loopback) {
   const phases = []; // what the first process saved, for the message if none was a sleep
   first.set = (k, v) => {
     set(k, v);
-    phases.push(stored(v)?.state?.phase?.phase ?? "?");
-    if (survived === null && stored(v)?.state?.phase?.phase === "sleeping") {
+    const phase = stored(v)?.state?.phase?.phase;
+    phases.push(phase ?? "?");
+    if (survived === null && phase === "sleeping") {
       survived = new Map(first);
       controller.abort();
     }

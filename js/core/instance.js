@@ -1,7 +1,7 @@
-// The wasm core behind plain exports (src/abi): strings go in as UTF-8 in its input area,
-// numbers as numbers, option values in the wire form (./wire.js); answers come back through
-// its result slot — a few numbers and a UTF-8 string. The module imports nothing, so no
-// JavaScript runs while wasm is on the stack: whatever user code throws is caught out here.
+// The wasm core's memory as the facade (./index.js) uses it: strings go in as UTF-8 in its input
+// area, numbers in its numbers area (a call's arguments first, then an option value's numbers),
+// and answers come back through its result slot — a few numbers and a UTF-8 string. The module
+// imports nothing, so no JavaScript runs while wasm is on the stack. Only js/core/ reads this.
 
 import { encode } from "./wire.js";
 
@@ -9,9 +9,13 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** The length that says a string is absent (src/abi/io.rs ABSENT). */
 export const ABSENT = 0xffffffff;
+/** The length that says a response hid its Retry-After (src/abi/mod.rs UNREADABLE). */
+export const UNREADABLE = 0xfffffffe;
+/** How many numbers the slot holds; the last is when a machine's timer must fire. */
+const SLOT_NUMBERS = 16;
 
-/** The core of one instance, bound once: its exports, and what moves strings in and out. */
-export function bind(instance) {
+/** The memory of one instance, bound once. */
+export function memoryOf(instance) {
   const x = instance.exports;
   const memory = x.memory;
   const slot = x.rl_slot();
@@ -21,6 +25,8 @@ export function bind(instance) {
   let floats;
   let inputAt = 0;
   let inputRoom = 0;
+  let numbersAt = 0;
+  let numbersRoom = 0;
   /** Views of the current memory (a grown memory has a new buffer; the old views read nothing). */
   const fresh = () => {
     if (buffer !== memory.buffer) {
@@ -39,10 +45,10 @@ export function bind(instance) {
     fresh();
   };
 
-  const core = {
+  const mem = {
     x,
     /** Writes strings one after another into the input area; their byte lengths (ABSENT for
-     * null/undefined) go into `lengths`, which is returned. */
+     * null/undefined), in `lengths`, which is returned. */
     put(strings, lengths = new Array(strings.length)) {
       let used = 0;
       for (let i = 0; i < strings.length; i++) {
@@ -58,16 +64,20 @@ export function bind(instance) {
       }
       return lengths;
     },
-    /** Writes the numbers of a wire value into the numbers area. */
-    putNumbers(list) {
-      if (list.length === 0) return;
-      const at = x.rl_numbers(list.length);
+    /** Writes the numeric arguments of a call into the core, then `more` (an option value's numbers). */
+    args(list, more) {
+      const n = list.length + (more === undefined ? 0 : more.length);
+      if (n > numbersRoom) {
+        numbersRoom = Math.max(32, n * 2);
+        numbersAt = x.rl_numbers(numbersRoom) >>> 3;
+      }
       fresh();
-      floats.set(list, at >>> 3);
+      floats.set(list, numbersAt);
+      if (more !== undefined && more.length > 0) floats.set(more, numbersAt + list.length);
     },
-    /** Writes `strings`, then option values in the wire form (null or undefined: absent), as one
-     * call's input; their byte lengths, in that order. */
-    putValues(values, strings = []) {
+    /** Writes `values` in the wire form after `strings` (null or undefined: absent); the lengths of
+     * all, and the values' numbers, which follow the numeric arguments. */
+    putValues(strings, values) {
       const texts = [...strings];
       const numbers = [];
       for (const value of values) {
@@ -79,8 +89,7 @@ export function bind(instance) {
         texts.push(wire.text);
         for (const n of wire.numbers) numbers.push(n);
       }
-      core.putNumbers(numbers);
-      return core.put(texts);
+      return { lengths: mem.put(texts), numbers };
     },
     /** The string the last call handed out. */
     text() {
@@ -93,22 +102,21 @@ export function bind(instance) {
       fresh();
       return floats[(slot >>> 3) + 1 + i];
     },
+    /** When the machine of the last call wants its timer (-1: never). */
+    wakeAt() {
+      return mem.number(SLOT_NUMBERS - 1);
+    },
     /** The JSON the last call handed out, parsed. */
     json() {
-      return JSON.parse(core.text());
+      return JSON.parse(mem.text());
     },
   };
-  core.put([""]);
-  x.rl_names?.();
-  core.names = x.rl_names ? core.json() : null;
-  // Each name's code: its index in the core's list.
-  core.code = {};
-  for (const [table, list] of Object.entries(core.names ?? {})) core.code[table] = Object.fromEntries(list.map((name, i) => [name, i]));
-  return core;
+  mem.put([""]);
+  return mem;
 }
 
 /** `TypeError` or `RangeError` from a call that returned 0 with an invalid option; `context` names where it was given. */
-export function invalid(core, context) {
-  const message = `${context}: ${core.text()}`;
-  return core.number(0) === 1 ? new RangeError(message) : new TypeError(message);
+export function invalid(mem, context) {
+  const message = `${context}: ${mem.text()}`;
+  return mem.number(0) === 1 ? new RangeError(message) : new TypeError(message);
 }

@@ -1,15 +1,17 @@
 // Budgets shared across isolates (`new Budget({ coordinator: env.RETRY_BUDGET })`): one Durable
 // Object per scope, named "<share>:<scope>", asked through its fetch (js/durable-object.js). The
-// core decides when a budget step visits it, what it says, and what it takes up of the answer
+// core decides when a step visits it, what it says, and what it takes up of the answer
 // (src/budget/contact.rs); this makes the visits. Never throws: an error, a malformed answer or no
 // answer in time is no answer, and the budget goes on with what it knows.
 
-import { now, wall } from "./clock.js";
 import { describe, kind } from "./describe.js";
+
+/** The priorities' names, in the core's order (src/budget/mod.rs Priority). */
+const PRIORITIES = ["refresh", "read", "order", "reconcile"];
 
 /** Asks `stub` for a lease: `[tokens, from, hold, ban, breaker, probe]` (wall ms; a coordinator of
  * an earlier version answers the first four, and the breaker stays each realm's), or null within `ms`. */
-function visit(stub, body, ms) {
+function ask(stub, body, ms) {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(null), ms);
     const done = (answer) => {
@@ -45,12 +47,11 @@ function readNamespace(namespace) {
   return namespace;
 }
 
-/** Keeps `budget` (its inner object) with the coordinators of `namespace` named `name`; `sharing`
- * says `label` while they answer, and the first visit is waited for up to `joinMs` (0: as any). */
-export function coordinator(budget, core, namespace, name, given, label = "coordinator", joinMs = 0) {
-  const x = core.x;
+/** A budget kept with the coordinators of `namespace` named `name` (`given`: its limits, which
+ * every visit carries): `{ label, joinMs, visit(scope, visit) }`, the visit resolving with the
+ * answer or null. The first visit is waited for up to `joinMs` (0: as any). */
+export function coordinator(namespace, name, given, label = "coordinator", joinMs = 0) {
   readNamespace(namespace);
-  if (joinMs > 0) x.rl_contact_join(budget.handle, joinMs);
   let limits = "{}";
   try {
     const { share, ...rest } = given;
@@ -59,41 +60,19 @@ export function coordinator(budget, core, namespace, name, given, label = "coord
   // A stub per visit: workerd ties one to the request that made it ("Cannot perform I/O on behalf
   // of a different request").
   const stub = (scope) => namespace.get(namespace.idFromName(`${name}:${scope}`));
-
-  /** Makes the visit the core handed out for `run`'s scope; resolves once its answer is taken up. */
-  function go(run, code) {
-    const numbers = Array.from({ length: 10 }, (_, i) => core.number(i));
-    const [weight, priority, earliest, latest, returned, hold, ban, within, breaker, probe] = numbers;
-    x.rl_op_scope(run.op);
-    const scope = core.text();
-    const body = JSON.stringify({ limits, scope, priority: core.names.priority[priority], weight, earliest, latest, returned, hold, ban, breaker, probe });
-    let asked;
-    try {
-      asked = visit(stub(scope), body, within);
-    } catch {
-      asked = Promise.resolve(null);
-    }
-    const taken = asked.then((answer) => {
-      const [len] = core.put([scope]);
-      const [tokens, from, heldUntil, bannedUntil, breakerUntil, probed] = answer ?? [0, 0, 0, 0, 0, 0];
-      x.rl_contact_answered(budget.handle, len, answer === null ? 0 : 1, tokens, from, heldUntil, bannedUntil, breakerUntil, probed, within, now(), wall());
-    });
-    // A visit in the background is not waited for; the step goes on with its own bucket.
-    return code === 2 ? undefined : taken;
-  }
-
-  budget.sharing = () => (x.rl_contact_unreachable(budget.handle) === 1 ? "unreachable" : label);
-  budget.shared = {
-    /** Before a budget step: a lease with room, and fresh news of holds and bans. */
-    async enter(run) {
-      const code = x.rl_contact_before(run.op, now(), wall());
-      if (code !== 0) await go(run, code);
+  return {
+    label,
+    joinMs,
+    visit(scope, v) {
+      const body = JSON.stringify({
+        limits, scope, priority: PRIORITIES[v.priority] ?? "read", weight: v.weight, earliest: v.earliest, latest: v.latest,
+        returned: v.returned, hold: v.hold, ban: v.ban, breaker: v.breaker, probe: v.probe,
+      });
+      try {
+        return ask(stub(scope), body, v.within);
+      } catch {
+        return Promise.resolve(null);
+      }
     },
-    /** After a budget step: a hold or ban it set reaches the coordinator. */
-    async leave(run) {
-      const code = x.rl_contact_after(run.op, now(), wall());
-      if (code !== 0) await go(run, code);
-    },
-    news: () => null,
   };
 }

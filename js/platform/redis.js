@@ -4,7 +4,7 @@
 // only if no process wrote in between: one Lua script, compare and set. The visits, leases, bound and
 // fallback are the coordinator's (./coordinator.js): this is a Durable Object namespace over Redis.
 
-import { readVisit } from "./authority.js";
+import { readVisit } from "./visit.js";
 import { wall } from "./clock.js";
 
 // KEYS[1] the scope's hash; ARGV: the version read, the new state, its time to live (ms).

@@ -7,11 +7,15 @@ import { swallow } from "./race.js";
 
 const threw = (part, error) => `reading the response's ${part} threw ${describe(error)}`;
 
+/** The provider wait headers read by default: Retry-After, and the reset headers as `[index, name]`
+ * (the core's list, src/retry_after.rs; filled once by the api). A family may narrow them. */
+export const defaultWaits = { retryAfter: true, reset: [] };
+
 /** What the core needs of what fetch resolved with: `{ status, retryAfter, hidden, date, used,
  * reset }` (`reset`: `[index, value]` of the first of `waits.reset` (`[index, name]` pairs) present,
  * looked for only without a Retry-After in seconds; Retry-After itself only if `waits.retryAfter`),
  * or `{ broken }`, why it is no usable response. The status is checked by the core. */
-export function head(value, weightHeader, waits = { retryAfter: true, reset: [] }) {
+export function head(value, weightHeader, waits = defaultWaits) {
   if (value === null || typeof value !== "object") return { broken: `fetch resolved with ${kind(value)}, not a Response` };
   let part = "status";
   try {

@@ -77,8 +77,9 @@ export function shareEnter(name, ms) {
 // A write that never completes (a hung IndexedDB) lets the lock go after this long.
 const SHARE_WRITE_MS = 2000;
 
-/** Stores the share's state, then releases its lock (a failed or hung write still releases it);
- * with `tell`, then wakes the share's sleepers in every realm (a hold or ban was published). */
+/** Stores the share's state (none: nothing to store, the lock is only let go), then releases its
+ * lock (a failed or hung write still releases it); with `tell`, then wakes the share's listeners
+ * in every realm (a hold or ban was published). */
 export function shareLeave(name, text, tell) {
   const release = holding.get(name);
   holding.delete(name);
@@ -91,39 +92,57 @@ export function shareLeave(name, text, tell) {
       try {
         channel(name)?.postMessage(1);
       } catch {}
-      wakeSleepers(name); // a channel does not hear its own messages: this realm's sleepers too
+      heard(name); // a channel does not hear its own messages: this realm's listeners too
     }
   };
+  if (typeof text !== "string") return done();
   shareRequest("readwrite", name, text).then(done, done);
 }
 
-// Sleepers of a shared budget, woken when another realm publishes a hold or ban (BroadcastChannel).
+// Listeners of a shared budget, told when another realm publishes a hold or ban (BroadcastChannel).
 const channels = new Map(); // share name -> BroadcastChannel (null where there is none)
-const sleepers = new Map(); // share name -> Set of resolvers
+const listeners = new Map(); // share name -> the function to tell
 
 function channel(name) {
   if (!channels.has(name)) {
     let ch = null;
     try {
       ch = new BroadcastChannel(SHARE_PREFIX + name);
-      ch.onmessage = () => wakeSleepers(name);
+      ch.onmessage = () => heard(name);
     } catch {}
     channels.set(name, ch);
   }
   return channels.get(name);
 }
 
-function wakeSleepers(name) {
-  const woken = sleepers.get(name);
-  sleepers.delete(name);
-  for (const resolve of woken ?? []) resolve();
+function heard(name) {
+  try {
+    listeners.get(name)?.();
+  } catch {}
 }
+
+/** Calls `fn` whenever a hold or ban is published under `name` (one listener a name; a realm
+ * without BroadcastChannel hears only its own). */
+export function shareListen(name, fn) {
+  listeners.set(name, fn);
+  channel(name);
+}
+
+// The Rust API's sleepers (src/web/platform/tabs.rs): a promise that resolves at the next news.
+const sleepers = new Map(); // share name -> Set of resolvers
 
 /** A promise that resolves when a hold or ban is next published under `name`, and its resolver
  * (to forget it with shareNewsDone when the sleep ends first); null without BroadcastChannel. */
 export function shareNews(name) {
   try {
     if (!channel(name)) return null;
+    if (!listeners.has(name)) {
+      listeners.set(name, () => {
+        const woken = sleepers.get(name);
+        sleepers.delete(name);
+        for (const resolve of woken ?? []) resolve();
+      });
+    }
     let resolve;
     const promise = new Promise((r) => (resolve = r));
     if (!sleepers.has(name)) sleepers.set(name, new Set());

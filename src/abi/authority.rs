@@ -2,7 +2,7 @@
 //! these per scope, in a Durable Object, and stores what `rl_authority_save` gives after every change.
 
 use super::cell::Local;
-use super::io::{self, with_input};
+use super::io;
 use super::slab::Slab;
 use super::{invalid, ms};
 use crate::budget::shared::SharedState;
@@ -13,10 +13,12 @@ use crate::json::{to_json, FromLoose};
 static AUTHORITIES: Local<Slab<Budget>> = Local::new(Slab::new());
 
 /// The authoritative budget of one scope, from the budget options the isolates give (wire form)
-/// and the state stored last (wire form, or absent). Returns its handle, or 0 with the error.
+/// and the state stored last (wire form, or absent). Numbers: now, wall, the lengths of the two.
+/// Returns its handle, or 0 with the error.
 #[no_mangle]
-pub extern "C" fn rl_authority_new(limits: u32, saved: u32, now: f64, wall: f64) -> u32 {
-    let made: Result<Budget, Invalid> = with_input(|input| {
+pub extern "C" fn rl_authority_new() -> u32 {
+    let made: Result<Budget, Invalid> = io::with_args(|[now, wall, limits, saved], input| {
+        let (limits, saved) = (io::len(limits), io::len(saved));
         let options = input.wire(limits)?;
         let mut budget = Budget::new(BudgetConfig::read(&options)?);
         let state = input.wire(saved).ok().filter(|s| !s.is_absent());
@@ -36,51 +38,41 @@ pub extern "C" fn rl_authority_free(handle: u32) {
     AUTHORITIES.with(|a| a.remove(handle));
 }
 
-/// One isolate's visit to `scope` (input) at `priority` (input): `weight`, its earliest and latest start,
-/// tokens returned, its hold and ban ends (wall ms, 0 for none), its breaker's opening and probe
-/// (`budget::breaker_shared`) in; numbers out: tokens, from, hold end, ban end, the breaker's open end
-/// (wall ms) and the probe's answer. A weight of 0 leases nothing.
+/// One isolate's visit to a scope at a priority (input, their lengths among the numbers): its
+/// weight, earliest and latest start, tokens returned, its hold and ban ends (wall ms, 0 for none),
+/// its breaker's opening and probe (`budget::breaker_shared`). Numbers: now, wall, then those, then
+/// the two lengths. Numbers out: tokens, from, hold end, ban end, the breaker's open end (wall ms)
+/// and the probe's answer. A weight of 0 leases nothing.
 #[no_mangle]
-pub extern "C" fn rl_authority_lease(
-    handle: u32,
-    scope: u32,
-    priority: u32,
-    now: f64,
-    wall: f64,
-    weight: f64,
-    earliest: f64,
-    latest: f64,
-    returned: f64,
-    hold: f64,
-    ban: f64,
-    breaker: f64,
-    probe: f64,
-) -> u32 {
-    let (now, wall) = (ms(now), ms(wall));
-    with_input(|input| {
-        let (scope, priority) = (input.text(scope), input.text(priority));
-        AUTHORITIES.with(|authorities| {
-            let Some(budget) = authorities.get_mut(handle) else { return 0 };
-            let to_mono = |at: u64| now.saturating_add(at.saturating_sub(wall));
-            budget.hold(scope, to_mono(ms(hold)));
-            budget.ban(scope, to_mono(ms(ban)));
-            if ms(returned) > 0 {
-                budget.lease_returned(scope, ms(returned));
-            }
-            let (mut tokens, mut from) = (0.0, 0.0);
-            if let (Ok(weight @ 1..), Ok(priority)) =
-                (u32::try_from(ms(weight)), Priority::read_loose(&Loose::Text(priority.to_owned())))
-            {
-                let out = budget.lease_out(scope, weight, priority, now, (to_mono(ms(earliest)), to_mono(ms(latest))));
-                tokens = out.tokens as f64;
-                from = wall.saturating_add(out.from.saturating_sub(now)) as f64;
-            }
-            let (open, slot) = budget.breaker_visited(scope, ms(breaker), ms(probe), now, wall);
-            let (hold, ban) = budget.waits_wall(scope, now, wall);
-            io::numbers(&[tokens, from, hold as f64, ban as f64, open as f64, slot as f64]);
-            1
-        })
-    })
+pub extern "C" fn rl_authority_lease(handle: u32) -> u32 {
+    io::with_args(
+        |[now, wall, weight, earliest, latest, returned, hold, ban, breaker, probe, scope, priority], input| {
+            let (now, wall) = (ms(now), ms(wall));
+            let (scope, priority) = (input.text(io::len(scope)), input.text(io::len(priority)));
+            AUTHORITIES.with(|authorities| {
+                let Some(budget) = authorities.get_mut(handle) else { return 0 };
+                let to_mono = |at: u64| now.saturating_add(at.saturating_sub(wall));
+                budget.hold(scope, to_mono(ms(hold)));
+                budget.ban(scope, to_mono(ms(ban)));
+                if ms(returned) > 0 {
+                    budget.lease_returned(scope, ms(returned));
+                }
+                let (mut tokens, mut from) = (0.0, 0.0);
+                if let (Ok(weight @ 1..), Ok(priority)) =
+                    (u32::try_from(ms(weight)), Priority::read_loose(&Loose::Text(priority.to_owned())))
+                {
+                    let out =
+                        budget.lease_out(scope, weight, priority, now, (to_mono(ms(earliest)), to_mono(ms(latest))));
+                    tokens = out.tokens as f64;
+                    from = wall.saturating_add(out.from.saturating_sub(now)) as f64;
+                }
+                let (open, slot) = budget.breaker_visited(scope, ms(breaker), ms(probe), now, wall);
+                let (hold, ban) = budget.waits_wall(scope, now, wall);
+                io::numbers(&[tokens, from, hold as f64, ban as f64, open as f64, slot as f64]);
+                1
+            })
+        },
+    )
 }
 
 /// Everything that changed, as JSON, for the Durable Object's storage.

@@ -7,15 +7,41 @@ use super::{invalid, ms};
 use crate::budget::{Budget, BudgetConfig};
 use crate::input::{At, Invalid, Loose};
 
-/// A budget from its options (wire form, without `coordinator`, which the glue reads). Returns its
-/// handle, or 0 with the error. `share`, if given, must be a name.
+/// A budget from its options (wire form, without `coordinator` or `redis`, which the glue reads),
+/// kept as `sharing` says: 0 this realm's, 1 across tabs, 2 leased from coordinators (whose first
+/// visit is waited for up to `join_ms`). Returns its handle, or 0 with the error. `share`, if
+/// given, must be a name.
 #[no_mangle]
-pub extern "C" fn rl_budget_new(opts: u32) -> u32 {
+pub extern "C" fn rl_budget_new(opts: u32, sharing: u32, join_ms: f64) -> u32 {
     let read = with_input(|input| input.wire(opts).map_err(|e| e.at("options")).and_then(config));
     match read {
-        Ok(config) => BUDGETS.with(|b| b.insert(Budget::new(config))),
+        Ok(config) => {
+            let mut budget = Budget::new(config);
+            match sharing {
+                1 => budget.share_across_tabs(),
+                2 => budget.lease_from_coordinators(ms(join_ms)),
+                _ => {}
+            }
+            BUDGETS.with(|b| b.insert(budget))
+        }
         Err(error) => invalid(&error),
     }
+}
+
+/// The coordinator of a scope answered a visit, or did not. Numbers: now, wall, 1 answered (0 not),
+/// how long it was waited for (ms), then the answer — tokens, from, hold, ban, breaker (wall ms),
+/// probe — and the scope's length (input).
+#[no_mangle]
+pub extern "C" fn rl_budget_visited(handle: u32) {
+    io::with_args(|[now, wall, answered, waited, tokens, from, hold, ban, breaker, probe, scope], input| {
+        let scope = input.text(io::len(scope));
+        let answer = (answered == 1.0).then(|| [ms(tokens), ms(from), ms(hold), ms(ban), ms(breaker), ms(probe)]);
+        BUDGETS.with(|budgets| {
+            if let Some(budget) = budgets.get_mut(handle) {
+                budget.visited(scope, answer, ms(waited), ms(now), ms(wall));
+            }
+        });
+    });
 }
 
 /// The limits from `options`; `share` is checked as a name and left to the glue.
@@ -34,13 +60,16 @@ pub fn config(options: Loose) -> Result<BudgetConfig, Invalid> {
 #[no_mangle]
 pub extern "C" fn rl_budget_free(handle: u32) {
     BUDGETS.with(|b| b.remove(handle));
-    #[cfg(feature = "abi-lease")]
-    super::lease::forget(handle);
 }
 
 /// Each scope, as `budget.snapshot()` describes it (JSON); the glue says how it is shared.
+/// Number 0: 1 if a coordinator has stopped answering.
 #[no_mangle]
 pub extern "C" fn rl_budget_snapshot(handle: u32, now: f64, wall: f64) {
-    let json = BUDGETS.with(|b| b.get(handle).map(|b| crate::json::to_json(&b.snapshot(ms(now), ms(wall)))));
+    let json = BUDGETS.with(|b| {
+        let budget = b.get(handle)?;
+        io::numbers(&[if budget.unreachable() { 1.0 } else { 0.0 }]);
+        Some(crate::json::to_json(&budget.snapshot(ms(now), ms(wall))))
+    });
     io::output(json.unwrap_or_else(|| "[]".to_owned()));
 }

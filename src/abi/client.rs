@@ -88,6 +88,7 @@ fn client(options: &Loose, entropy: f64) -> Result<Client, Invalid> {
     let mut seed = None;
     let mut draws = Vec::new();
     let mut secrets = Vec::new();
+    let mut read_body = false;
     for (field, value) in options.fields("options")? {
         match field.as_str() {
             "policy" => policy = Policy::read(value)?,
@@ -95,14 +96,20 @@ fn client(options: &Loose, entropy: f64) -> Result<Client, Invalid> {
             "seed" => seed = Some(whole("seed", value, 0, MAX_SAFE_INTEGER)?),
             "draws" if value.is_absent() => {}
             "draws" => draws = crate::replay::each("draws", value, |_, v| millis("", v))?,
-            "readBody" => flag("readBody", value).map(|_| ())?,
+            "readBody" => read_body = flag("readBody", value)?.unwrap_or(false),
             "redact" if value.is_absent() => {}
             "redact" => secrets = secret_names(value)?,
             _ => return Err(InvalidOption::boxed(field, Problem::UnknownField)),
         }
     }
     let seed = seed.unwrap_or(if entropy.is_finite() && entropy >= 0.0 { entropy as u64 } else { 0 });
-    Ok(Client { policy, draws: Draws::scripted(draws, seed), secrets })
+    // Its own draw, not the seed's: two clients of one seed are still two owners.
+    let owner = crate::text::hex16(if entropy.is_finite() && entropy >= 0.0 {
+        entropy as u64 ^ 0x9e37_79b9_7f4a_7c15
+    } else {
+        seed
+    });
+    Ok(Client { policy, draws: Draws::scripted(draws, seed), secrets, read_body, owner })
 }
 
 /// `redact`: names (compared without case or separators) and `RegExp`s, which the glue tests.
@@ -143,12 +150,22 @@ pub struct CallSpec {
     pub key: Option<String>,
     pub scope: Option<String>,
     pub weight: u32,
+    /// The call's `readBody`, if it gives one.
+    pub read_body: Option<bool>,
 }
 
 impl CallSpec {
     /// A call without options: the client's policy, everything else by default.
     pub fn of(policy: &Policy) -> CallSpec {
-        CallSpec { policy: policy.clone(), operation: None, priority: None, key: None, scope: None, weight: 1 }
+        CallSpec {
+            policy: policy.clone(),
+            operation: None,
+            priority: None,
+            key: None,
+            scope: None,
+            weight: 1,
+            read_body: None,
+        }
     }
 
     /// Reads the call's options over the client's `policy`.
@@ -168,7 +185,7 @@ impl CallSpec {
                 "scope" => call.scope = Some(name(f, value)?),
                 "weight" => call.weight = whole(f, value, 1, MAX_WEIGHT)? as u32,
                 "deadlineMs" => deadline = Some(millis(f, value)?),
-                "readBody" => flag(f, value).map(|_| ())?,
+                "readBody" => call.read_body = flag(f, value)?,
                 _ => return Err(InvalidOption::boxed(f, Problem::UnknownField)),
             }
         }

@@ -1,6 +1,6 @@
 //! The boundary's memory. JavaScript writes UTF-8 into the input area (and numbers into the numbers
 //! area), calls an export with the byte length of each string, and reads what comes back from the
-//! result slot: up to ten numbers, and a UTF-8 string in the output area. No export calls back.
+//! result slot: up to sixteen numbers, and a UTF-8 string in the output area. No export calls back.
 
 use std::cell::UnsafeCell;
 
@@ -12,15 +12,18 @@ use crate::input::{Invalid, Loose};
 pub struct Slot {
     out_ptr: u32,
     out_len: u32,
-    numbers: [f64; 10],
+    numbers: [f64; SLOT_NUMBERS],
 }
+
+/// How many numbers the slot holds.
+pub const SLOT_NUMBERS: usize = 16;
 
 struct Shared(UnsafeCell<Slot>);
 
 // SAFETY: wasm32 without the atomics feature runs one thread, and no export re-enters another.
 unsafe impl Sync for Shared {}
 
-static SLOT: Shared = Shared(UnsafeCell::new(Slot { out_ptr: 0, out_len: 0, numbers: [0.0; 10] }));
+static SLOT: Shared = Shared(UnsafeCell::new(Slot { out_ptr: 0, out_len: 0, numbers: [0.0; SLOT_NUMBERS] }));
 
 static INPUT: Local<Vec<u8>> = Local::new(Vec::new());
 static NUMBERS: Local<Vec<f64>> = Local::new(Vec::new());
@@ -89,6 +92,29 @@ impl<'a> Input<'a> {
 
 /// The length that says a string was not given.
 pub const ABSENT: u32 = u32::MAX;
+
+/// Runs `f` on this call's `N` numeric arguments (the first numbers of the numbers area) and its
+/// input, whose option values' numbers follow them.
+pub fn with_args<const N: usize, R>(f: impl FnOnce([f64; N], &mut Input) -> R) -> R {
+    INPUT.with(|input| {
+        NUMBERS.with(|numbers| {
+            let mut args = [0.0; N];
+            for (to, from) in args.iter_mut().zip(numbers.iter()) {
+                *to = *from;
+            }
+            f(args, &mut Input { bytes: input, at: 0, numbers, next_number: N })
+        })
+    })
+}
+
+/// A string's length as an argument carries it (anything out of range: absent).
+pub fn len(x: f64) -> u32 {
+    if x.is_finite() && x >= 0.0 && x < f64::from(ABSENT) {
+        x as u32
+    } else {
+        ABSENT
+    }
+}
 
 /// Runs `f` on this call's input.
 pub fn with_input<R>(f: impl FnOnce(&mut Input) -> R) -> R {

@@ -1,12 +1,11 @@
-//! What JavaScript holds by handle on the fetch path: clients, budgets and operations.
+//! What JavaScript holds by handle on the fetch path: clients and budgets (calls and streams keep
+//! their own slabs, beside their machines).
 
 use super::cell::Local;
 use super::slab::Slab;
 use crate::budget::Budget;
 use crate::draw::Draws;
-use crate::machine::Operation;
 use crate::policy::Policy;
-use crate::record::AttemptRecord;
 use crate::redact::normalized_name;
 
 /// A `RetryClient`'s part in the core: its policy, its draws, the caller's own secret names.
@@ -15,6 +14,10 @@ pub struct Client {
     pub draws: Draws,
     /// Normalized as redaction compares them.
     pub secrets: Vec<String>,
+    /// Responses' bodies are read inside their attempts (`readBody`).
+    pub read_body: bool,
+    /// Names this client in the leases it writes.
+    pub owner: String,
 }
 
 impl Client {
@@ -37,48 +40,5 @@ impl Client {
     }
 }
 
-/// What an operation is for, which decides how its failures read.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Purpose {
-    /// `client.fetch`.
-    Call,
-    /// `client.reconcile`: status queries.
-    Reconcile,
-    /// `client.resolve`: store calls only.
-    Resolve,
-}
-
-/// One operation, with the client and budget it runs under.
-pub struct Op {
-    pub op: Operation,
-    pub client: u32,
-    pub budget: u32,
-    pub purpose: Purpose,
-    /// Restored from a store: the first step resumes it.
-    pub resumed: bool,
-    /// The saved operation's records, when its key was refused.
-    pub refused_records: Vec<AttemptRecord>,
-    /// When the call was made (monotonic, wall): a reconciliation begins again from it once
-    /// its order's scope is known.
-    pub called_at: (u64, u64),
-    /// The evidence an operator gave `client.resolve`.
-    pub given: Option<crate::reconcile::Evidence>,
-}
-
 pub static CLIENTS: Local<Slab<Client>> = Local::new(Slab::new());
 pub static BUDGETS: Local<Slab<Budget>> = Local::new(Slab::new());
-pub static OPS: Local<Slab<Op>> = Local::new(Slab::new());
-
-/// Runs `f` on an operation, its client and its budget; `None` if any of them is gone.
-pub fn with_op<R>(handle: u32, f: impl FnOnce(&mut Op, &mut Client, &mut Budget) -> R) -> Option<R> {
-    OPS.with(|ops| {
-        let op = ops.get_mut(handle)?;
-        CLIENTS.with(|clients| {
-            let client = clients.get_mut(op.client)?;
-            BUDGETS.with(|budgets| {
-                let budget = budgets.get_mut(op.budget)?;
-                Some(f(op, client, budget))
-            })
-        })
-    })
-}

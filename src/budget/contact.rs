@@ -21,7 +21,7 @@ const WALL_SLACK_MS: u64 = 5;
 /// After the coordinator failed to answer, it is asked again this often, and never waited for.
 pub const RETRY_MS: u64 = 1000;
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Contact {
     /// When this realm last heard from the scope's coordinator (monotonic ms; 0: never).
     heard_at: u64,
@@ -71,7 +71,7 @@ pub struct Visit {
 }
 
 /// What this realm knows of each scope's coordinator.
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Contacts {
     scopes: SortedMap<String, Contact>,
     /// Until its first visit ends, how long a step waits (0: [`CONTACT_MS`]): a fleet process's

@@ -25,6 +25,7 @@ pub mod lease;
 pub mod meter;
 pub mod quota;
 pub mod shared;
+pub mod sharing;
 mod wide;
 
 use serde::{Deserialize, Serialize};
@@ -94,8 +95,8 @@ pub struct Ask<'a> {
     pub latest: u64,
 }
 
-/// Capacity granted to one attempt. Hand it back with [`Budget::release`] if the attempt is
-/// never sent, to [`Budget::dispatch`] when it goes, and to [`Budget::settle`] when it ends.
+/// Capacity granted to one attempt: to [`Budget::release`] if never sent, [`Budget::dispatch`]
+/// when it goes, [`Budget::settle`] when it ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Grant {
     id: u64,
@@ -186,17 +187,18 @@ pub struct ScopeSnapshot {
     pub breaker: Option<&'static str>,
     /// When an open breaker lets its probe through, wall-clock Unix ms (`null`: not open).
     pub breaker_open_until: Option<u64>,
-    /// How the budget is kept beyond this realm: `local` here; the JavaScript shell says `tabs`,
-    /// `coordinator` or `unreachable` when it is shared.
+    /// How the budget is kept beyond this realm: `local` here (the shells say how it is shared).
     pub sharing: &'static str,
 }
 
-/// Per-scope limits, holds and bans, shared by every operation that holds the budget.
+/// Per-scope limits, holds and bans, shared by every operation that holds the budget, and how it
+/// is kept beyond this realm ([`sharing`]).
 #[derive(Clone, Debug)]
 pub struct Budget {
     config: BudgetConfig,
     scopes: SortedMap<String, ScopeState>,
     next_grant: u64,
+    pub(crate) sharing: sharing::Sharing,
 }
 
 impl Default for Budget {
@@ -213,7 +215,7 @@ impl Budget {
 
     /// A budget with these limits; each scope's bucket, meter and quota start full when the scope is first used.
     pub fn new(config: BudgetConfig) -> Self {
-        Budget { config, scopes: SortedMap::new(), next_grant: 1 }
+        Budget { config, scopes: SortedMap::new(), next_grant: 1, sharing: sharing::Sharing::Local }
     }
 
     /// No token limit and no retry quota: only the provider's holds and bans constrain traffic.

@@ -67,6 +67,11 @@ pub enum Problem {
         /// The thrown value, as text.
         detail: String,
     },
+    /// A feature the lean entry (`retryline/fetch`) leaves out.
+    NotInThisEntry {
+        /// The feature, for the message.
+        what: &'static str,
+    },
 }
 
 /// An [`InvalidOption`] on its way out of the crate's readers: boxed, so that a `Result` that may
@@ -158,7 +163,8 @@ impl InvalidOption {
             | Problem::UnknownField
             | Problem::UnknownName { .. }
             | Problem::Requires { .. }
-            | Problem::Unreadable { .. } => ErrorClass::TypeError,
+            | Problem::Unreadable { .. }
+            | Problem::NotInThisEntry { .. } => ErrorClass::TypeError,
             _ => ErrorClass::RangeError,
         }
     }
@@ -204,6 +210,11 @@ impl InvalidOption {
                 (" as well", "")
             }
             Problem::Unreadable { detail } => (" could not be read: ", detail.as_str()),
+            Problem::NotInThisEntry { what } => {
+                out.push_str(" asks for ");
+                out.push_str(what);
+                (", which retryline/fetch leaves out: import { RetryClient } from \"retryline\"", "")
+            }
         };
         out.push_str(text);
         out.push_str(then);

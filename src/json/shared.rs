@@ -61,7 +61,10 @@ impl ToJson for SharedState {
 
 /// A state too short for what it claims, or in another form.
 fn malformed() -> Invalid {
-    InvalidOption::boxed("state", Problem::WrongType { expected: "a budget state in this version's form", found: "another" })
+    InvalidOption::boxed(
+        "state",
+        Problem::WrongType { expected: "a budget state in this version's form", found: "another" },
+    )
 }
 
 /// The items of the array, read in order.
@@ -121,7 +124,10 @@ impl FromLoose for SharedState {
 
     fn read_loose(value: &Loose) -> Result<Self, Invalid> {
         let Loose::List(items) = value else {
-            return Err(InvalidOption::boxed("state", Problem::WrongType { expected: "an array", found: value.kind() }));
+            return Err(InvalidOption::boxed(
+                "state",
+                Problem::WrongType { expected: "an array", found: value.kind() },
+            ));
         };
         let mut cursor = Cursor(items.iter());
         if cursor.number()? != FORMAT {

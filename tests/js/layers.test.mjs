@@ -1,7 +1,7 @@
 // The shells' layout shows their architecture, and stays that way: in js/ and in src/web/, imports
 // only go down the layers, no module imports itself round a circle, and no file in src/ or js/ is
 // over 400 lines. Imports are read from the sources (static, re-exports and import()).
-//   js/:      cli → entries (js/*.js) → profiles → api → drivers → core → platform
+//   js/:      cli → entries (js/*.js) → profiles → api → executor → core → platform
 //   src/web/: mod.rs → api → drivers → platform          (and the core never imports a shell)
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -58,10 +58,10 @@ function jsGraph() {
 }
 
 // cli (npx retryline) sits on the entries; profiles are data (they import nothing).
-const JS_LAYERS = ["cli", "entries", "profiles", "api", "drivers", "core", "platform"];
+const JS_LAYERS = ["cli", "entries", "profiles", "api", "executor", "core", "platform"];
 const jsLayer = (file) => (file.split("/").length === 2 ? "entries" : file.split("/")[1]);
 
-test("js/: imports go only down the layers (entries → api → drivers → core → platform), and round no circle", () => {
+test("js/: imports go only down the layers (entries → api → executor → core → platform), and round no circle", () => {
   const graph = jsGraph();
   const upward = [];
   for (const [file, deps] of graph) {

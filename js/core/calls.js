@@ -1,0 +1,163 @@
+// A call's machine (src/call, src/abi/call.rs) with named arguments and plain results: begin it,
+// feed it events, take its effects. Every effect is an object the caller may keep: nothing here
+// hands out the core's slot.
+
+import { ABSENT, UNREADABLE, invalid } from "./instance.js";
+import { encode } from "./wire.js";
+import { shareEffect } from "./share.js";
+
+/** Effect types (src/abi/call.rs). */
+export const NONE = 0;
+export const SEND = 1;
+export const ABORT = 2;
+export const GET = 3;
+export const SET = 4;
+export const DELETE = 5;
+export const ASK = 6;
+export const QUERY = 7;
+export const REPORT = 8;
+export const DONE = 9;
+export const READ_BODY = 10;
+/** How a call ended (a DONE's `how`). */
+export const SUCCESS = 0;
+export const FAILED = 1;
+export const BODY_THREW = 2;
+export const RUNNING = 3;
+export const RECONCILED = 4;
+/** What a call is for. */
+export const FETCH = 0;
+export const RECONCILE = 1;
+export const RESOLVE = 2;
+
+/** How many numbers rl_call_event takes before an option value's (src/abi/call.rs). */
+const EVENT_ARGS = 9;
+
+/** An event's numbers, padded to what the export reads, so that a value's numbers follow them. */
+function padded(list) {
+  while (list.length < EVENT_ARGS) list.push(0);
+  return list;
+}
+
+/** Event codes. */
+const GO = 0;
+const ENTERED = 1;
+const BODY_READ = 2;
+const HEADED = 3;
+const RESPONSE = 4;
+const FAILED_EVENT = 5;
+const STORED = 6;
+const ANSWERED = 7;
+const QUERY_ANSWER = 8;
+const TIMER = 9;
+const ABORT_EVENT = 10;
+const NEWS = 11;
+
+export function callsOf(mem, code) {
+  const x = mem.x;
+
+  /** The effect the last export handed out, as an object; `wakeAt`: the call's timer (-1: none). */
+  function effect(type) {
+    const n = mem.number;
+    const wakeAt = mem.wakeAt();
+    switch (type) {
+      case NONE:
+        return { type, wakeAt };
+      case SEND:
+        return { type, wakeAt, attempt: n(0), timeoutMs: n(1), hedge: n(2) === 1, readBody: n(3) === 1 };
+      case ABORT:
+        return { type, wakeAt, attempt: n(0), timedOut: n(1) === 1 };
+      case GET:
+      case DELETE:
+        return { type, wakeAt, seq: n(0) };
+      case SET:
+        return { type, wakeAt, seq: n(0), value: mem.text() };
+      case ASK:
+        return { type, wakeAt, seq: n(0), ...mem.json() };
+      case QUERY:
+        return { type, wakeAt, attempt: n(0) };
+      case REPORT:
+        return { type, wakeAt, records: mem.text() };
+      case DONE: {
+        const how = n(0);
+        return { type, wakeAt, how, attempt: n(1), escalated: n(1) === 1, json: how === SUCCESS || how === BODY_THREW ? undefined : mem.text() };
+      }
+      case READ_BODY:
+        return { type, wakeAt };
+      default:
+        return { ...shareEffect(mem, type), wakeAt };
+    }
+  }
+
+  /** Feeds event `kind` at `now`/`wall` with numbers `nums` and strings `strings` (whose lengths
+   * follow the numbers); the first effect. */
+  function feed(handle, kind, now, wall, nums = [], strings = [], wire = undefined) {
+    const lengths = mem.put(strings);
+    mem.args(padded([now, wall, ...nums, ...lengths]), wire);
+    return effect(x.rl_call_event(handle, kind));
+  }
+
+  return {
+    /** Begins a call; its handle and the used-weight header it reads (undefined: none). Throws the
+     * core's TypeError or RangeError, named by `where` (reconcile: `where[argument]`). */
+    begin({ client, budget, now, wall, purpose = FETCH, hasBody = false, asks = false, observed = false, url = "", method = "", scope, options, extra = "", key, state }, where) {
+      const texts = [url, method, scope, undefined, extra, undefined, undefined];
+      const numbers = [];
+      for (const [at, value] of [[3, options], [5, key], [6, state]]) {
+        if (value === undefined || value === null) continue;
+        const wire = encode(value);
+        texts[at] = wire.text;
+        for (const n of wire.numbers) numbers.push(n);
+      }
+      const lengths = mem.put(texts);
+      const flags = (hasBody ? 1 : 0) | (asks ? 2 : 0) | (observed ? 4 : 0);
+      mem.args([now, wall, purpose, flags, ...lengths], numbers);
+      const handle = x.rl_call_begin(client, budget);
+      if (handle === 0) {
+        if (typeof where === "function") throw where(mem);
+        throw invalid(mem, where);
+      }
+      return { handle, header: mem.number(0) === 1 ? mem.text() : undefined };
+    },
+    go: (handle, now, wall) => feed(handle, GO, now, wall),
+    entered(handle, now, wall, seq, state) {
+      if (state === undefined || state === null) return feed(handle, ENTERED, now, wall, [seq, ABSENT]);
+      const { lengths, numbers } = mem.putValues([], [state]);
+      mem.args(padded([now, wall, seq, lengths[0]]), numbers);
+      return effect(x.rl_call_event(handle, ENTERED));
+    },
+    bodyRead: (handle, now, wall, read) => feed(handle, BODY_READ, now, wall, [read ? 1 : 0]),
+    headed: (handle, now, wall, attempt) => feed(handle, HEADED, now, wall, [attempt]),
+    /** A response: `head` as platform/response.js reads it ({ status, retryAfter, hidden, date, used, reset }). */
+    response(handle, now, wall, attempt, head) {
+      const lengths = mem.put([head.hidden ? null : head.retryAfter, head.date, head.reset?.[1]]);
+      if (head.hidden) lengths[0] = UNREADABLE;
+      mem.args([now, wall, attempt, head.status, head.used ?? -1, head.reset?.[0] ?? -1, ...lengths]);
+      return effect(x.rl_call_event(handle, RESPONSE));
+    },
+    failed: (handle, now, wall, attempt, observed, words) => feed(handle, FAILED_EVENT, now, wall, [attempt, code.observed[observed]], [words]),
+    /** The store answered: `value` (anything JSON holds; null: nothing), or failed with `words`. */
+    stored(handle, now, wall, seq, { value, words }) {
+      if (words !== undefined) return feed(handle, STORED, now, wall, [seq, 0], [words]);
+      const { lengths, numbers } = mem.putValues([], [value]);
+      mem.args(padded([now, wall, seq, 1, lengths[0]]), numbers);
+      return effect(x.rl_call_event(handle, STORED));
+    },
+    /** The predicate answered: true (go on), false, or threw (`threw`: what it threw, described). */
+    answered: (handle, now, wall, seq, yes, threw) => feed(handle, ANSWERED, now, wall, [seq, threw !== undefined ? 2 : yes ? 1 : 0], [threw]),
+    /** A status query found `evidence` (a name), or failed with `words`. */
+    queryAnswer: (handle, now, wall, attempt, evidence, words) =>
+      feed(handle, QUERY_ANSWER, now, wall, [attempt, evidence === undefined ? -1 : code.evidence[evidence]], [words]),
+    timer: (handle, now, wall) => feed(handle, TIMER, now, wall),
+    abort: (handle, now, wall) => feed(handle, ABORT_EVENT, now, wall),
+    news: (handle, now, wall) => feed(handle, NEWS, now, wall),
+    /** The next effect. */
+    poll: (handle) => effect(x.rl_call_poll(handle)),
+    free: (handle) => x.rl_call_free(handle),
+    /** What a begun call would decide, for the worksheet (the server build's). */
+    plan(handle) {
+      x.rl_call_plan(handle);
+      return mem.json();
+    },
+    hasPlan: typeof x.rl_call_plan === "function",
+  };
+}

@@ -1,0 +1,382 @@
+//! A call's machine ([`crate::call`]) behind four exports: begin, an event, the next effect, free.
+//! Every export takes its numbers from the numbers area (`io::with_args`) and its strings from the
+//! input area, their lengths among the numbers; each returns an effect's code, its numbers in the
+//! slot and its text in the output. The slot's last number is always when the call's one timer must
+//! fire next (-1: none). js/core/machine.js is the only reader, and names every number.
+//!
+//! | code | effect | numbers | text |
+//! |---|---|---|---|
+//! | 0 | none | | |
+//! | 1 | send | attempt, timeout ms, hedge, read body | |
+//! | 2 | abort | attempt, timed out | |
+//! | 3 | get | seq | |
+//! | 4 | set | seq | the value (JSON) |
+//! | 5 | delete | seq | |
+//! | 6 | ask | seq | `{ record, error }` |
+//! | 7 | query | attempt | |
+//! | 8 | report | | the records (JSON array) |
+//! | 9 | done | how (0 success, 1 failed, 2 body threw, 3 running, 4 reconciled), attempt or escalated | its JSON |
+//! | 10 | read body | | |
+//! | 11–13 | a step on the shared budget | see [`super::share`] | |
+
+use super::io::{self, len, with_args};
+use super::share;
+use super::state::{Client, BUDGETS, CLIENTS};
+use super::{invalid, ms};
+use crate::budget::Priority;
+use crate::call::{Call, Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
+use crate::classify::{Observed, OperationKind};
+use crate::input::{Invalid, InvalidOption, Loose, Problem};
+use crate::json::{to_json, FromLoose, Object};
+use crate::machine::{Operation, Start};
+use crate::reconcile::Evidence;
+use crate::redact::Secrets;
+
+use super::cell::Local;
+use super::slab::Slab;
+
+/// One call, with the client and budget it runs under.
+pub struct CallSlot {
+    pub call: Call,
+    pub client: u32,
+    pub budget: u32,
+}
+
+pub static CALLS: Local<Slab<CallSlot>> = Local::new(Slab::new());
+
+/// The slot's number that says when the timer must fire.
+const TIMER: usize = io::SLOT_NUMBERS - 1;
+
+/// Begins a call of `client` under `budget`. Numbers: now, wall, purpose (0 fetch, 1 reconcile,
+/// 2 resolve), flags (1 the request has a body, 2 shouldRetry given, 4 records observed), then the
+/// lengths of: the URL, the method, the scope (absent: the URL's origin), the options (wire form),
+/// the names the caller's `RegExp`s matched (NUL-separated), the key and `resolve`'s state (wire
+/// form). Returns the call, or 0 with the error (number 1: which argument, for reconcile: 0 the
+/// key, 1 its options or state). Numbers: 1 if the scope's budget reads a used-weight header (its
+/// name is the output).
+#[no_mangle]
+pub extern "C" fn rl_call_begin(client: u32, budget: u32) -> u32 {
+    let begun = with_args(|[now, wall, purpose, flags, url, method, scope, opts, extra, key, state], input| {
+        let (url, method, scope) = (input.text(len(url)), input.text(len(method)), input.optional(len(scope)));
+        let options = input.wire(len(opts));
+        let extra = super::client::names(input.text(len(extra)));
+        let (key, state) = (input.wire(len(key)), input.wire(len(state)));
+        let flags = ms(flags);
+        let (now, wall) = (ms(now), ms(wall));
+        CLIENTS.with(|clients| {
+            let Some(owner) = clients.get(client) else { return Ok(None) };
+            let settings = Settings {
+                owner: owner.owner.clone(),
+                read_body: owner.read_body,
+                has_body: flags & 1 != 0,
+                asks: flags & 2 != 0,
+                observed: flags & 4 != 0,
+                secrets: Secrets {
+                    names: owner.secrets.clone(),
+                    matched: extra.iter().map(|s| (*s).to_owned()).collect(),
+                },
+            };
+            let reconciles = cfg!(feature = "reconcile");
+            let call = match purpose as u32 {
+                1 | 2 if !reconciles => {
+                    Err((InvalidOption::boxed("key", Problem::NotInThisEntry { what: "reconciliation" }), 0.0))
+                }
+                1 => reconcile(owner, key, options, settings, now, wall),
+                2 => resolve(owner, key, state, settings, now, wall),
+                _ => fetch(owner, url, method, scope, options.map_err(|e| (e, 1.0)), settings, now, wall),
+            };
+            call.map(Some)
+        })
+    });
+    let call = match begun {
+        Ok(Some(call)) => call,
+        Ok(None) => return 0,
+        Err((error, argument)) => {
+            invalid(&error);
+            io::number(1, argument);
+            return 0;
+        }
+    };
+    let header =
+        BUDGETS.with(|b| b.get(budget).map(|b| b.used_weight_header(call.operation().scope()).map(str::to_owned)));
+    let Some(header) = header else { return 0 };
+    io::numbers(&[if header.is_some() { 1.0 } else { 0.0 }]);
+    if let Some(name) = header {
+        io::output(name);
+    }
+    CALLS.with(|calls| calls.insert(CallSlot { call, client, budget }))
+}
+
+type Begun = Result<Call, (Invalid, f64)>;
+
+#[allow(clippy::too_many_arguments)]
+fn fetch(
+    owner: &Client,
+    url: &str,
+    method: &str,
+    scope: Option<&str>,
+    options: Result<Loose, (Invalid, f64)>,
+    mut settings: Settings,
+    now: u64,
+    wall: u64,
+) -> Begun {
+    let spec = match options? {
+        Loose::Absent => super::client::CallSpec::of(&owner.policy),
+        given => super::client::CallSpec::read(&given, &owner.policy).map_err(|e| (e, 1.0))?,
+    };
+    lacking(&spec).map_err(|e| (e, 1.0))?;
+    let kind = spec.operation.unwrap_or_else(|| OperationKind::from_method(method));
+    let scope = spec
+        .scope
+        .or_else(|| scope.map(str::to_owned))
+        .or_else(|| crate::scope::origin(url))
+        .unwrap_or_else(|| url.to_owned());
+    let url = match settings.secrets == Secrets::default() {
+        true => url.to_owned(),
+        false => settings.secrets.redact(url, true),
+    };
+    if let Some(read_body) = spec.read_body {
+        settings.read_body = read_body;
+    }
+    let start = Start {
+        policy: spec.policy,
+        kind,
+        priority: spec.priority.unwrap_or(Priority::for_kind(kind)),
+        scope,
+        weight: spec.weight,
+        key: spec.key,
+        method: Some(method.to_owned()),
+        url: Some(url),
+    };
+    Ok(Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall))
+}
+
+/// A call this build cannot run: the entry that can is named.
+fn lacking(spec: &super::client::CallSpec) -> Result<(), Invalid> {
+    let lacks = |field: &str, what: &'static str| Err(InvalidOption::boxed(field, Problem::NotInThisEntry { what }));
+    if spec.key.is_some() && !cfg!(feature = "keyed") {
+        return lacks("key", "a keyed call");
+    }
+    if spec.policy.max_hedges() > 0 && !cfg!(feature = "hedge") {
+        return lacks("policy.maxHedges", "hedged reads");
+    }
+    Ok(())
+}
+
+fn reconcile(
+    owner: &Client,
+    key: Result<Loose, Invalid>,
+    options: Result<Loose, Invalid>,
+    settings: Settings,
+    now: u64,
+    wall: u64,
+) -> Begun {
+    let _ = owner;
+    let key = key.and_then(|k| crate::input::read::name("key", &k)).map_err(|e| (e, 0.0))?;
+    let options = options.map_err(|e| (e, 1.0))?;
+    let mut overrides = Loose::Absent;
+    for (field, value) in options.fields("options").map_err(|e| (e, 1.0))? {
+        match field.as_str() {
+            "policy" => overrides = value.clone(),
+            _ => return Err((InvalidOption::boxed(field, Problem::UnknownField), 1.0)),
+        }
+    }
+    let policy = crate::policy::Policy::reconciliation_default().read_over(&overrides).map_err(|e| (e, 1.0))?;
+    let start = crate::reconcile::status_start(&key, policy, "reconcile");
+    Ok(Call::new(Operation::begin(start, now, wall), Purpose::Reconcile, settings, now, wall))
+}
+
+fn resolve(
+    owner: &Client,
+    key: Result<Loose, Invalid>,
+    state: Result<Loose, Invalid>,
+    settings: Settings,
+    now: u64,
+    wall: u64,
+) -> Begun {
+    let key = key.and_then(|k| crate::input::read::name("key", &k)).map_err(|e| (e, 0.0))?;
+    let given = state.map_err(|e| (e, 1.0))?;
+    let evidence = match &given {
+        Loose::Text(name) => Evidence::from_name(name).filter(|e| e.resolves()),
+        _ => None,
+    };
+    let allowed = "\"filled\", \"partially-filled\", \"open\", \"canceled\", \"rejected\"";
+    let evidence = evidence.ok_or_else(|| (InvalidOption::boxed("state", Problem::UnknownName { allowed }), 1.0))?;
+    // Its store calls are bounded like one attempt of the client's policy.
+    let timeout = owner.policy.attempt_timeout_ms();
+    let policy = owner.policy.with_call_deadline("deadlineMs", timeout).unwrap_or_default();
+    let start = crate::reconcile::status_start(&key, policy, "resolve");
+    Ok(Call::new(Operation::begin(start, now, wall), Purpose::Resolve(evidence), settings, now, wall))
+}
+
+/// Feeds event `event` (codes in js/core/machine.js). Numbers: now, wall, then the event's own:
+///
+/// | code | event | numbers (lengths of strings, in order) |
+/// |---|---|---|
+/// | 0 | go | |
+/// | 1 | entered | seq, the state's length (wire form; absent: none read) |
+/// | 2 | body read | 1 read, 0 threw |
+/// | 3 | headed | attempt |
+/// | 4 | response | attempt, status, weight used (-1), reset header index (-1), lengths of Retry-After (or hidden), Date, the reset header |
+/// | 5 | failed | attempt, observed code, length of the platform's words |
+/// | 6 | stored | seq, 1 answered (the value's length, wire form) or 0 failed (the words' length) |
+/// | 7 | answered | seq, 1 go on, 0 no, 2 threw (the words' length) |
+/// | 8 | query answer | attempt, evidence code (-1: failed, the words' length) |
+/// | 9 | timer | |
+/// | 10 | abort | |
+/// | 11 | news | |
+///
+/// Returns the first effect's code (see the module); 0 if the call is gone.
+#[no_mangle]
+pub extern "C" fn rl_call_event(handle: u32, event: u32) -> u32 {
+    let read = with_args(|[now, wall, a, b, c, d, e, f, g], input| {
+        let event = match event {
+            0 => Event::Go,
+            1 => {
+                let state =
+                    input.wire(len(b)).ok().and_then(|s| crate::budget::shared::SharedState::read_loose(&s).ok());
+                Event::Entered(a as u32, state)
+            }
+            2 => Event::BodyRead(a == 1.0),
+            3 => Event::Headed(a as u32),
+            4 => {
+                let hidden = len(e) == super::UNREADABLE;
+                let retry_after = if hidden { None } else { input.optional(len(e)).map(str::to_owned) };
+                let date = input.optional(len(f)).map(str::to_owned);
+                let reset = input.optional(len(g)).map(str::to_owned);
+                let head = Head {
+                    status: b,
+                    retry_after,
+                    hidden,
+                    date,
+                    reset: reset.and_then(|v| usize::try_from(d as i64).ok().map(|at| (at, v))),
+                    used: (c >= 0.0 && c.is_finite()).then(|| c as u64),
+                };
+                Event::Response(a as u32, head)
+            }
+            5 => {
+                let observed = super::code(Observed::ALL, b as i32).unwrap_or(Observed::NetworkError);
+                Event::Failed(a as u32, observed, input.optional(len(c)).map(str::to_owned))
+            }
+            6 => {
+                let answer = match b == 1.0 {
+                    true => input.wire(len(c)).map_or_else(|e| Stored::Unreadable(e.message()), Stored::Value),
+                    false => Stored::Failed(input.text(len(c)).to_owned()),
+                };
+                Event::Stored(a as u32, answer)
+            }
+            7 => Event::Answered(
+                a as u32,
+                match b as u32 {
+                    1 => Ok(true),
+                    0 => Ok(false),
+                    _ => Err(input.text(len(c)).to_owned()),
+                },
+            ),
+            8 => Event::QueryAnswer(
+                a as u32,
+                super::code(Evidence::ALL, b as i32).ok_or_else(|| input.text(len(c)).to_owned()),
+            ),
+            9 => Event::Timer,
+            10 => Event::Abort,
+            _ => Event::News,
+        };
+        (ms(now), ms(wall), event)
+    });
+    let (now, wall, event) = read;
+    with_call(handle, |call, client, budget| {
+        let mut ctx = Ctx { now, wall, draws: &mut client.draws, budget };
+        call.handle(event, &mut ctx);
+    });
+    rl_call_poll(handle)
+}
+
+/// The call's next effect (see the module); 0 when there is none now.
+#[no_mangle]
+pub extern "C" fn rl_call_poll(handle: u32) -> u32 {
+    let code = CALLS.with(|calls| {
+        let slot = calls.get_mut(handle)?;
+        let call = &mut slot.call;
+        let code = match call.poll() {
+            Some(effect) => hand_out(effect, call),
+            None => 0,
+        };
+        io::number(TIMER, call.poll_timeout().map_or(-1.0, |t| t as f64));
+        Some(code)
+    });
+    code.unwrap_or(0)
+}
+
+#[no_mangle]
+pub extern "C" fn rl_call_free(handle: u32) {
+    CALLS.with(|calls| calls.remove(handle));
+}
+
+fn with_call<R>(handle: u32, f: impl FnOnce(&mut Call, &mut Client, &mut crate::budget::Budget) -> R) -> Option<R> {
+    CALLS.with(|calls| {
+        let slot = calls.get_mut(handle)?;
+        CLIENTS.with(|clients| {
+            let client = clients.get_mut(slot.client)?;
+            BUDGETS.with(|budgets| Some(f(&mut slot.call, client, budgets.get_mut(slot.budget)?)))
+        })
+    })
+}
+
+/// Hands an effect out: its code, numbers and text.
+fn hand_out(effect: Effect, call: &Call) -> u32 {
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    match effect {
+        Effect::Send { attempt, timeout_ms, hedge, read_body } => {
+            io::numbers(&[f64::from(attempt), timeout_ms as f64, flag(hedge), flag(read_body)]);
+            1
+        }
+        Effect::Abort { attempt, timed_out } => {
+            io::numbers(&[f64::from(attempt), flag(timed_out)]);
+            2
+        }
+        Effect::Get { seq, .. } => {
+            io::numbers(&[f64::from(seq)]);
+            3
+        }
+        Effect::Set { seq, value, .. } => {
+            io::numbers(&[f64::from(seq)]);
+            io::output(value);
+            4
+        }
+        Effect::Delete { seq, .. } => {
+            io::numbers(&[f64::from(seq)]);
+            5
+        }
+        Effect::Ask { seq, record, error } => {
+            io::numbers(&[f64::from(seq)]);
+            let mut out = String::new();
+            Object::new(&mut out).field("record", &*record).field("error", &error).end();
+            io::output(out);
+            6
+        }
+        Effect::Query { attempt } => {
+            io::numbers(&[f64::from(attempt)]);
+            7
+        }
+        Effect::Report { from } => {
+            io::output(to_json(call.records().get(from..).unwrap_or_default()));
+            8
+        }
+        Effect::Done(done) => {
+            let (how, number) = match done {
+                Done::Success { attempt } => (0.0, f64::from(attempt)),
+                Done::Failed => (1.0, 0.0),
+                Done::BodyThrew => (2.0, 0.0),
+                Done::Running => (3.0, 0.0),
+                Done::Reconciled => (4.0, flag(call.escalated())),
+            };
+            io::numbers(&[how, number]);
+            if !matches!(done, Done::Success { .. } | Done::BodyThrew) {
+                io::output(call.outcome_json());
+            }
+            9
+        }
+        Effect::ReadBody => 10,
+        Effect::Share(share) => share::hand_out(share),
+    }
+}

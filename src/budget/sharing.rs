@@ -1,0 +1,273 @@
+//! How a budget is kept beyond this realm, and the bracket every step on it takes.
+//!
+//! A budget shared across the tabs of an origin lives in storage between steps: each step takes
+//! the share's lock, takes up the stored state, and stores what it leaves. A budget leased from a
+//! coordinator (a Durable Object, or Redis for a fleet) visits it when its lease has no room or
+//! its news is stale, and tells it of the holds and bans a step set. A call or a stream never
+//! steps on a shared budget outside its bracket ([`Bracket`]): the machine queues the events that
+//! arrive while it waits for the budget, and steps on them once it has it.
+
+use super::contact::{Contacts, Visit};
+use super::shared::SharedState;
+use super::{Ask, Budget, Priority};
+
+/// How far a wall-clock end may move between clocks and still be the same end.
+const WALL_SLACK_MS: u64 = 5;
+/// A bracket the shell did not answer in its time (and this much more) goes on without it.
+const ENTER_GRACE_MS: u64 = 50;
+
+/// How a budget is kept beyond this realm.
+#[derive(Clone, Debug, Default)]
+pub enum Sharing {
+    /// This realm's alone.
+    #[default]
+    Local,
+    /// The origin's tabs, frames and workers: a lock, and the state in storage.
+    Tabs,
+    /// A coordinator per scope, which leases tokens and hears of holds, bans and the breaker.
+    Contacts(Box<Contacts>),
+}
+
+impl Budget {
+    /// Shares this budget with the origin's other realms: every step then takes the share.
+    pub fn share_across_tabs(&mut self) {
+        self.sharing = Sharing::Tabs;
+    }
+
+    /// Leases this budget from coordinators; their first visit is waited for up to `join_ms`.
+    pub fn lease_from_coordinators(&mut self, join_ms: u64) {
+        let mut contacts = Contacts::default();
+        if join_ms > 0 {
+            contacts.joining(join_ms);
+        }
+        self.sharing = Sharing::Contacts(Box::new(contacts));
+    }
+
+    /// Whether its steps take a bracket (it is kept beyond this realm).
+    pub fn is_shared(&self) -> bool {
+        !matches!(self.sharing, Sharing::Local)
+    }
+
+    /// Whether the coordinator of any scope has stopped answering.
+    pub fn unreachable(&self) -> bool {
+        matches!(&self.sharing, Sharing::Contacts(c) if c.unreachable())
+    }
+
+    /// The coordinator of `scope` answered `[tokens, from, hold, ban, breaker, probe]` (wall ms),
+    /// or did not (`None`) in the `waited` ms the shell gave it.
+    pub fn visited(&mut self, scope: &str, answer: Option<[u64; 6]>, waited: u64, now: u64, wall: u64) {
+        let Sharing::Contacts(mut contacts) = core::mem::take(&mut self.sharing) else { return };
+        contacts.answered(self, scope, answer, waited, now, wall);
+        self.sharing = Sharing::Contacts(contacts);
+    }
+
+    /// Before a step of `ask`: the visit to make, if any.
+    fn visit_before(&mut self, ask: &Ask, now: u64, wall: u64, deadline: u64) -> Option<Visit> {
+        let Sharing::Contacts(mut contacts) = core::mem::take(&mut self.sharing) else { return None };
+        let visit = contacts.before(self, ask, now, wall, deadline);
+        self.sharing = Sharing::Contacts(contacts);
+        visit
+    }
+
+    /// After a step on `scope`: the visit that tells a hold, ban or breaker news it made.
+    fn visit_after(&mut self, scope: &str, priority: Priority, now: u64, wall: u64, deadline: u64) -> Option<Visit> {
+        let Sharing::Contacts(mut contacts) = core::mem::take(&mut self.sharing) else { return None };
+        let visit = contacts.after(self, scope, priority, now, wall, deadline);
+        self.sharing = Sharing::Contacts(contacts);
+        visit
+    }
+}
+
+/// What a machine asks of the shell to step on a shared budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Share {
+    /// Take the share (its lock, then its stored state) and answer `Entered(seq, state)`; give up
+    /// after `within_ms` (answer with no state).
+    Enter {
+        /// Names this bracket in the answer.
+        seq: u32,
+        /// How long the shell may wait for the lock.
+        within_ms: u64,
+    },
+    /// Store `state` (JSON; `None`: nothing to store) and let the share go; with `news`, wake the
+    /// share's sleepers in every realm (a hold or ban was published).
+    Leave {
+        /// The budget's state, to store.
+        state: Option<String>,
+        /// A hold or ban was published.
+        news: bool,
+    },
+    /// Visit the scope's coordinator; its answer goes to [`Budget::visited`], and, when the
+    /// machine `waits` for it, then `Entered(seq, None)` to the machine.
+    Visit {
+        /// Names this bracket in the answer.
+        seq: u32,
+        /// The scope whose coordinator is visited.
+        scope: String,
+        /// What it is told and asked.
+        visit: Visit,
+        /// The machine waits for it before its step.
+        waits: bool,
+    },
+}
+
+/// Where a machine stands with its shared budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stand {
+    Out,
+    Entering { seq: u32, until: u64 },
+    In { hold: u64, ban: u64 },
+}
+
+/// One machine's brackets around its steps on a shared budget, and the events queued meanwhile.
+#[derive(Clone, Debug)]
+pub struct Bracket<E> {
+    stand: Stand,
+    seq: u32,
+    queued: Vec<E>,
+}
+
+impl<E> Default for Bracket<E> {
+    fn default() -> Self {
+        Bracket { stand: Stand::Out, seq: 0, queued: Vec::new() }
+    }
+}
+
+/// The scope a step is on, and what it would ask of the budget.
+pub struct Step<'a> {
+    /// What the step may ask of the budget (`None`: it only gives back or settles).
+    pub ask: Option<Ask<'a>>,
+    /// The step's scope.
+    pub scope: &'a str,
+    /// Its priority, for the coordinator.
+    pub priority: Priority,
+    /// Its operation's deadline (monotonic ms): no bracket waits past it.
+    pub deadline: u64,
+}
+
+impl<E> Bracket<E> {
+    /// Whether it waits for the shell's answer; when it gives up waiting (monotonic ms).
+    pub fn waiting_until(&self) -> Option<u64> {
+        match self.stand {
+            Stand::Entering { until, .. } => Some(until),
+            _ => None,
+        }
+    }
+
+    /// Whether a step is under way inside the bracket.
+    pub fn is_in(&self) -> bool {
+        matches!(self.stand, Stand::In { .. })
+    }
+
+    /// Before a step on `budget` for `event`: `Some(event)` to step now (the bracket taken, or
+    /// none needed), or `None` when it waits for the share (the effect pushed to `out`).
+    pub fn take(
+        &mut self,
+        event: E,
+        budget: &mut Budget,
+        step: &Step,
+        now: u64,
+        wall: u64,
+        out: &mut Vec<Share>,
+    ) -> Option<E> {
+        if let Stand::Entering { .. } = self.stand {
+            self.queued.push(event);
+            return None;
+        }
+        if self.is_in() {
+            return Some(event);
+        }
+        let within = step.deadline.saturating_sub(now);
+        match &budget.sharing {
+            Sharing::Local => Some(event),
+            Sharing::Tabs if within == 0 => Some(event),
+            Sharing::Tabs => {
+                self.seq = self.seq.wrapping_add(1);
+                out.push(Share::Enter { seq: self.seq, within_ms: within });
+                self.wait(event, now.saturating_add(within))
+            }
+            Sharing::Contacts(_) => {
+                let visit = step.ask.as_ref().and_then(|ask| budget.visit_before(ask, now, wall, step.deadline));
+                let Some(visit) = visit else { return Some(event) };
+                self.seq = self.seq.wrapping_add(1);
+                let waits = !visit.background;
+                let within = visit.within;
+                out.push(Share::Visit { seq: self.seq, scope: step.scope.to_owned(), visit, waits });
+                match waits {
+                    true => self.wait(event, now.saturating_add(within)),
+                    false => Some(event),
+                }
+            }
+        }
+    }
+
+    fn wait(&mut self, event: E, until: u64) -> Option<E> {
+        self.stand = Stand::Entering { seq: self.seq, until: until.saturating_add(ENTER_GRACE_MS) };
+        self.queued.push(event);
+        None
+    }
+
+    /// The shell answered bracket `seq` (tabs: with the stored state, if it could read one): the
+    /// queued events to step on now. A late answer gets its share let go at once (`out`).
+    pub fn entered(
+        &mut self,
+        seq: u32,
+        state: Option<&SharedState>,
+        budget: &mut Budget,
+        scope: &str,
+        now: u64,
+        wall: u64,
+        out: &mut Vec<Share>,
+    ) -> Vec<E> {
+        match self.stand {
+            Stand::Entering { seq: waited, .. } if waited == seq => {}
+            // It gave up on this one: a lock granted since is let go without a write.
+            _ => {
+                if matches!(budget.sharing, Sharing::Tabs) {
+                    out.push(Share::Leave { state: None, news: false });
+                }
+                return Vec::new();
+            }
+        }
+        if let (Sharing::Tabs, Some(state)) = (&budget.sharing, state) {
+            budget.import(state, now, wall);
+        }
+        let (hold, ban) = budget.waits_wall(scope, now, wall);
+        self.stand = Stand::In { hold, ban };
+        core::mem::take(&mut self.queued)
+    }
+
+    /// The shell never answered in time: the queued events step without the share.
+    pub fn give_up(&mut self) -> Vec<E> {
+        self.stand = Stand::Out;
+        core::mem::take(&mut self.queued)
+    }
+
+    /// After a step (or the steps of a bracket): the share let go, and what it tells the others.
+    pub fn leave(&mut self, budget: &mut Budget, step: &Step, now: u64, wall: u64, out: &mut Vec<Share>) {
+        let before = match self.stand {
+            Stand::In { hold, ban } => Some((hold, ban)),
+            _ => None,
+        };
+        if let Stand::Entering { .. } = self.stand {
+            return;
+        }
+        self.stand = Stand::Out;
+        match &budget.sharing {
+            Sharing::Local => {}
+            Sharing::Tabs => {
+                let Some((hold, ban)) = before else { return };
+                let (now_hold, now_ban) = budget.waits_wall(step.scope, now, wall);
+                let news = now_hold > hold.saturating_add(WALL_SLACK_MS) || now_ban > ban.saturating_add(WALL_SLACK_MS);
+                let state = crate::json::to_json(&budget.export(now, wall));
+                out.push(Share::Leave { state: Some(state), news });
+            }
+            Sharing::Contacts(_) => {
+                if let Some(visit) = budget.visit_after(step.scope, step.priority, now, wall, step.deadline) {
+                    self.seq = self.seq.wrapping_add(1);
+                    out.push(Share::Visit { seq: self.seq, scope: step.scope.to_owned(), visit, waits: false });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! A call as a machine: everything between `client.fetch(…)` and its settling, decided here,
+//! without I/O — the key's claim and saves, the request body's read, each attempt and its
+//! timeout, hedges and which loser to abort, the caller's `shouldRetry`, sleeps, the shared
+//! budget's brackets, the records reported, and how the call settles. Reconciliation and
+//! `resolve` are calls too ([`Purpose`]).
+//!
+//! The shell performs the [`Effect`]s it hands out and feeds back [`Event`]s, as quinn's driver
+//! does with quinn-proto's `Connection`:
+//!
+//! ```text
+//! loop {
+//!     call.handle(event, &mut ctx);            // what happened: a response, a store's answer, a timer…
+//!     while let Some(effect) = call.poll() {}   // do each: send, abort, store, ask, report, done
+//!     arm one timer at call.poll_timeout()      // and feed Event::Timer when it fires
+//! }
+//! ```
+//!
+//! Every wait has its bound here: an attempt's timeout, the deadline of a store call, of the
+//! request body, of the predicate and of the shared budget's lock; a shell whose platform never
+//! answers still gets `Done` by the deadline, from its one timer.
+//!
+//! One file per concern: `flights.rs` the requests on the wire and their hedges, `keyed.rs` the
+//! store, `settle.rs` how a call stops and what its error says, `reconcile.rs` the status queries.
+
+mod effects;
+mod flights;
+mod keyed;
+mod reconcile;
+mod settle;
+mod steps;
+
+pub use effects::{Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
+
+use std::collections::VecDeque;
+
+use crate::budget::shared::SharedState;
+use crate::budget::sharing::{Bracket, Share, Step};
+use crate::durable::Refusal;
+use crate::failure::Note;
+use crate::machine::Operation;
+use crate::record::AttemptRecord;
+
+/// What a retry the outcome proposed does once it is admitted: send or sleep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    Send { attempt: u32, timeout_ms: u64 },
+    Sleep,
+}
+
+/// What the call waits for besides its requests on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// `Go` has not come.
+    Begun,
+    /// The store's answer to the claim's `Get` (`waited`: one lease was waited out already).
+    Claiming { seq: u32, waited: bool },
+    /// Another owner's lease, until then.
+    LeaseWait { until: u64 },
+    /// The request body.
+    Buffering,
+    /// The save before `next`.
+    Saving { seq: u32, next: Next },
+    /// The caller's predicate, before `next`.
+    Asking { seq: u32, next: Next },
+    /// Requests on the wire.
+    Flying,
+    /// The planned sleep, until its timer (a provider's wait with its slack).
+    Sleeping { wake_at: u64 },
+    /// The key finished in the store after the stop, by `until` (`deadline`: the deadline's bound).
+    Finishing { seq: u32, until: u64, deadline: bool },
+    /// Reconciliation: the store's state before the queries.
+    Looking { seq: u32 },
+    /// Reconciliation: the store's state after them, then its update (`until`: the deadline).
+    Keeping { seq: u32, update: bool },
+    /// Settled.
+    Done,
+}
+
+/// A request on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Flight {
+    attempt: u32,
+    /// When its timeout ends it (monotonic ms).
+    due: u64,
+    /// Its head came; its body is being read.
+    headed: bool,
+}
+
+/// One call, from `client.fetch` to its settling.
+pub struct Call {
+    op: Operation,
+    purpose: Purpose,
+    settings: Settings,
+    stage: Stage,
+    flights: Vec<Flight>,
+    hedge_at: Option<u64>,
+    owns_key: bool,
+    resumed: bool,
+    bracket: Bracket<Event>,
+    shares: Vec<Share>,
+    effects: VecDeque<Effect>,
+    reported: usize,
+    note: Note,
+    seq: u32,
+    /// What went wrong last, for the error's `cause`.
+    cause: Option<String>,
+    /// The key was refused: why, and the saved operation's records.
+    refused: Option<(Refusal, Vec<AttemptRecord>)>,
+    /// When the call was made (monotonic, wall): a reconciliation begins again from it.
+    called_at: (u64, u64),
+    /// What reconciliation could not write back to the store.
+    store_error: Option<String>,
+    /// Reconciliation failed at the store: it rejects.
+    store_failed: bool,
+    /// The key is still running: what the `TypeError` says.
+    running: Option<String>,
+}
+
+impl Call {
+    /// A call of `op` (begun at the call's instant), for `purpose`.
+    pub fn new(op: Operation, purpose: Purpose, settings: Settings, now: u64, wall: u64) -> Call {
+        Call {
+            op,
+            purpose,
+            settings,
+            stage: Stage::Begun,
+            flights: Vec::new(),
+            hedge_at: None,
+            owns_key: false,
+            resumed: false,
+            bracket: Bracket::default(),
+            shares: Vec::new(),
+            effects: VecDeque::new(),
+            reported: 0,
+            note: Note::None,
+            seq: 0,
+            cause: None,
+            refused: None,
+            called_at: (now, wall),
+            store_error: None,
+            store_failed: false,
+            running: None,
+        }
+    }
+
+    /// The operation it runs.
+    pub fn operation(&self) -> &Operation {
+        &self.op
+    }
+
+    /// Every record so far.
+    pub fn records(&self) -> &[AttemptRecord] {
+        self.op.records()
+    }
+
+    /// What went wrong last (redacted), for the error's `cause`.
+    pub fn cause(&self) -> Option<&str> {
+        self.cause.as_deref()
+    }
+
+    /// Whether it has settled.
+    pub fn is_done(&self) -> bool {
+        self.stage == Stage::Done
+    }
+
+    /// The next effect to perform.
+    pub fn poll(&mut self) -> Option<Effect> {
+        self.effects.pop_front()
+    }
+
+    /// When the shell's one timer must fire next (monotonic ms), if the call waits on time.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        if let Some(until) = self.bracket.waiting_until() {
+            return Some(until);
+        }
+        let deadline = self.op.deadline_at();
+        match self.stage {
+            Stage::Begun | Stage::Done => None,
+            Stage::LeaseWait { until } => Some(until.min(deadline)),
+            Stage::Claiming { .. }
+            | Stage::Buffering
+            | Stage::Saving { .. }
+            | Stage::Asking { .. }
+            | Stage::Looking { .. }
+            | Stage::Keeping { .. } => Some(deadline),
+            Stage::Finishing { until, .. } => Some(until),
+            Stage::Sleeping { wake_at } => Some(wake_at),
+            Stage::Flying => {
+                let due = self.flights.iter().map(|f| f.due).min();
+                [due, self.hedge_at].into_iter().flatten().min()
+            }
+        }
+    }
+
+    /// Feeds what happened at `ctx.now`.
+    pub fn handle(&mut self, event: Event, ctx: &mut Ctx) {
+        if self.stage == Stage::Done {
+            // A late answer (a store or a request that lost its race) changes nothing; a lock
+            // granted late is let go.
+            if let Event::Entered(seq, _) = event {
+                self.entered(seq, None, ctx);
+            }
+            return self.flush_shares();
+        }
+        match event {
+            Event::Entered(seq, state) => self.entered(seq, state.as_ref(), ctx),
+            Event::Timer if self.bracket.waiting_until().is_some_and(|until| ctx.now >= until) => {
+                for queued in self.bracket.give_up() {
+                    self.step(queued, ctx);
+                }
+            }
+            // Only a sleeper looks at news; a sleeper's look is a step.
+            Event::News if !matches!(self.stage, Stage::Sleeping { .. }) => {}
+            // A head changes no shared state.
+            Event::Headed(attempt) => self.headed(attempt),
+            event => self.bracketed(event, ctx),
+        }
+        self.flush_shares();
+    }
+
+    /// Steps on `event` inside the shared budget's bracket (queued until the shell has it).
+    fn bracketed(&mut self, event: Event, ctx: &mut Ctx) {
+        let op = &self.op;
+        let step = Step {
+            ask: Some(op.ask(ctx.now)),
+            scope: op.scope(),
+            priority: op.ask(ctx.now).priority,
+            deadline: op.deadline_at(),
+        };
+        let Some(event) = self.bracket.take(event, ctx.budget, &step, ctx.now, ctx.wall, &mut self.shares) else {
+            return;
+        };
+        self.step(event, ctx);
+        self.leave(ctx);
+    }
+
+    /// The shell answered bracket `seq`: the queued events step now.
+    fn entered(&mut self, seq: u32, state: Option<&SharedState>, ctx: &mut Ctx) {
+        let scope = self.op.scope().to_owned();
+        let queued = self.bracket.entered(seq, state, ctx.budget, &scope, ctx.now, ctx.wall, &mut self.shares);
+        if queued.is_empty() {
+            return;
+        }
+        for event in queued {
+            if self.stage != Stage::Done {
+                self.step(event, ctx);
+            }
+        }
+        self.leave(ctx);
+    }
+
+    fn leave(&mut self, ctx: &mut Ctx) {
+        let op = &self.op;
+        let step =
+            Step { ask: None, scope: op.scope(), priority: op.ask(ctx.now).priority, deadline: op.deadline_at() };
+        self.bracket.leave(ctx.budget, &step, ctx.now, ctx.wall, &mut self.shares);
+    }
+
+    /// Puts the bracket's effects ahead of what the steps handed out: the share is let go before a
+    /// request leaves, and before `Done` (after which the shell holds nothing of the call).
+    fn flush_shares(&mut self) {
+        for share in self.shares.drain(..).rev() {
+            self.effects.push_front(Effect::Share(share));
+        }
+    }
+
+    /// One event, inside the bracket.
+    fn step(&mut self, event: Event, ctx: &mut Ctx) {
+        match event {
+            Event::Go => self.go(ctx),
+            Event::BodyRead(read) => self.body_read(read, ctx),
+            Event::Response(attempt, head) => self.response(attempt, head, ctx),
+            Event::Failed(attempt, observed, words) => self.failed(attempt, observed, words, ctx),
+            Event::Stored(seq, answer) => self.stored(seq, answer, ctx),
+            Event::Answered(seq, answer) => self.answered(seq, answer, ctx),
+            Event::QueryAnswer(attempt, answer) => self.query_answer(attempt, answer, ctx),
+            Event::Timer => self.timer(ctx),
+            Event::Abort => self.abort(ctx),
+            Event::News => self.news(ctx),
+            Event::Entered(..) | Event::Headed(_) => {}
+        }
+        self.report();
+    }
+
+    /// Hands the records made since the last report to the observers; the last ones wait until
+    /// the store has had its say (a store failure then shows in the last record).
+    fn report(&mut self) {
+        if matches!(self.stage, Stage::Finishing { .. } | Stage::Keeping { .. }) {
+            return;
+        }
+        let total = self.op.records().len();
+        if total > self.reported {
+            if self.settings.observed {
+                self.effects.push_back(Effect::Report { from: self.reported });
+            }
+            self.reported = total;
+        }
+    }
+
+    fn next_seq(&mut self) -> u32 {
+        self.seq = self.seq.wrapping_add(1);
+        self.seq
+    }
+}
