@@ -5,7 +5,7 @@
 // entry `retryline/fetch` carries the fetch path alone; `retryline/inline` has the bytes inlined and
 // no top-level await; `retryline/csp` needs no 'wasm-unsafe-eval'.
 import { assemble } from "./api/assemble.js";
-import { load } from "./api/page-modules.js";
+import { defineStream, load } from "./api/page-modules.js";
 import { tabsFrom } from "./platform/tabs-lazy.js";
 import { instantiatePage } from "./platform/wasm-page.js";
 
@@ -14,5 +14,5 @@ const url = new URL("../pkg/browser.wasm", import.meta.url);
 const emitted = import.meta.url.endsWith("/js/browser.js") || !url.pathname.endsWith("/pkg/browser.wasm");
 const instance = await instantiatePage(url, emitted, () => import("../pkg/browser-inline.js"));
 
-export const { RetryClient, Budget, RetryError } = assemble(instance, { sharing: { tabs: tabsFrom(load.tabs) }, load });
+export const { RetryClient, Budget, RetryError } = assemble(instance, { sharing: { tabs: tabsFrom(load.tabs) }, load, defineStream });
 export { replay } from "./api/replay-page.js";

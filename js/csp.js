@@ -3,8 +3,8 @@
 // decisions, from the same build; about twice the download, and slower per call (see bench/).
 import * as exports from "../pkg/browser-js.js";
 import { assemble } from "./api/assemble.js";
-import { load } from "./api/page-modules.js";
+import { defineStream, load } from "./api/page-modules.js";
 import { tabsFrom } from "./platform/tabs-lazy.js";
 
-export const { RetryClient, Budget, RetryError } = assemble({ exports }, { sharing: { tabs: tabsFrom(load.tabs) }, load });
+export const { RetryClient, Budget, RetryError } = assemble({ exports }, { sharing: { tabs: tabsFrom(load.tabs) }, load, defineStream });
 export { replay } from "./api/replay-page.js";

@@ -3,7 +3,7 @@
 // leaves out (a key, reconciliation, hedged reads, streams) throws a TypeError that names
 // "retryline", the entry that has it.
 import { assemble } from "./api/assemble.js";
-import { load } from "./api/page-modules.js";
+import { load } from "./api/lean-modules.js";
 import { tabsFrom } from "./platform/tabs-lazy.js";
 import { instantiatePage } from "./platform/wasm-page.js";
 

@@ -3,9 +3,9 @@
 // and es2020 targets); about a third larger over the wire than the default browser entry.
 import { wasmBytes } from "../pkg/browser-inline.js";
 import { assemble } from "./api/assemble.js";
-import { load } from "./api/page-modules.js";
+import { defineStream, load } from "./api/page-modules.js";
 import { tabsFrom } from "./platform/tabs-lazy.js";
 import { instantiateNow } from "./platform/wasm-page.js";
 
-export const { RetryClient, Budget, RetryError } = assemble(instantiateNow(wasmBytes()), { sharing: { tabs: tabsFrom(load.tabs) }, load });
+export const { RetryClient, Budget, RetryError } = assemble(instantiateNow(wasmBytes()), { sharing: { tabs: tabsFrom(load.tabs) }, load, defineStream });
 export { replay } from "./api/replay-page.js";

@@ -3,10 +3,10 @@
 // --platform=node) and Deno needs no --allow-read; compiled synchronously, at import.
 import { wasmBytes } from "../pkg/server-inline.js";
 import { assemble } from "./api/assemble.js";
-import { defineWorksheet, load } from "./api/server-modules.js";
+import { defineStream, defineWorksheet, load } from "./api/server-modules.js";
 import { coordinator } from "./platform/coordinator.js";
 import { fleet } from "./api/fleet.js";
 
 const module = new WebAssembly.Module(wasmBytes());
 
-export const { RetryClient, Budget, RetryError, replay } = assemble(new WebAssembly.Instance(module, {}), { sharing: { coordinator, redis: fleet }, load, defineWorksheet });
+export const { RetryClient, Budget, RetryError, replay } = assemble(new WebAssembly.Instance(module, {}), { sharing: { coordinator, redis: fleet }, load, defineStream, defineWorksheet });

@@ -7,17 +7,16 @@ import { installAsFetch } from "./as-fetch-install.js";
 import { defineBudget } from "./budget.js";
 import { defineRetryClient } from "./retry-client.js";
 import { RetryError } from "./retry-error.js";
-import { defineStream } from "./stream.js";
 
 /** `{ RetryClient, Budget, RetryError, replay }` over `instance`.
  * `sharing` has `tabs`, `coordinator` and/or `redis` where the runtime can share a budget that way.
  * `load` gives the modules that not every call runs — `asFetch` (api/as-fetch.js), `stream`
  * (executor/stream.js) — at once (servers), or on first use (pages, whose bundlers split them off).
- * `defineWorksheet` (api/worksheet.js) where the entry has the worksheet. */
-export function assemble(instance, { sharing = {}, load, defineWorksheet }) {
+ * `defineStream` (api/stream.js) and `defineWorksheet` (api/worksheet.js) where the entry has them. */
+export function assemble(instance, { sharing = {}, load, defineStream, defineWorksheet }) {
   const core = coreOf(instance);
   const Budget = defineBudget(core, sharing);
-  const stream = core.streams === undefined ? undefined : defineStream(core, load.stream);
+  const stream = core.streams === undefined || defineStream === undefined ? undefined : defineStream(core, load.stream);
   const worksheet = defineWorksheet !== undefined && core.calls.hasPlan ? defineWorksheet(core) : undefined;
   const RetryClient = defineRetryClient(core, Budget, RetryError, { stream, worksheet });
   installAsFetch(RetryClient, RetryError, load.asFetch);

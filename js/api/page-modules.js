@@ -1,8 +1,11 @@
-// What pages load only when first used, in chunks that bundlers split off, so a page that only
-// fetches downloads none of them: asFetch, the stream executor, and the tab locks of a budget
-// shared across tabs.
+// What pages load only when first used, in chunks that bundlers split off: asFetch, and the tab
+// locks of a budget shared across tabs. Neither shares a module with the page (a shared module
+// would be a file of its own, compressed apart). The stream executor is the default entry's own.
+import * as stream from "../executor/stream.js";
+
 export const load = {
   asFetch: () => import("./as-fetch.js"),
-  stream: () => import("../executor/stream.js"),
+  stream: () => stream,
   tabs: () => import("../platform/tab-locks.js"),
 };
+export { defineStream } from "./stream.js";

@@ -117,7 +117,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet 
 
     /** A WebSocket that reconnects under a policy and this client's budget (see README "Streams"). */
     stream(url, options) {
-      if (stream === undefined) throw new TypeError('stream: retryline/fetch has no streams: import { RetryClient } from "retryline"');
+      if (stream === undefined) throw new TypeError('stream: retryline/fetch leaves out streams: the default entry, "retryline", has them');
       return stream(this, this.#c, url, options);
     }
 

@@ -5,3 +5,4 @@ import * as stream from "../executor/stream.js";
 
 export const load = { asFetch: () => asFetch, stream: () => stream };
 export { defineWorksheet } from "./worksheet.js";
+export { defineStream } from "./stream.js";

@@ -1,9 +1,7 @@
 // `client.stream(url, options)`: a WebSocket that reconnects under a policy and the client's
 // budget. The stream object is made here, synchronously (options checked, the core's machine
-// begun); drivers/stream.js, loaded with the first stream, opens the sockets and runs the timers.
+// begun); executor/stream.js, loaded with the first stream, opens the sockets and runs the timers.
 
-import { encode } from "../core/wire.js";
-import { invalid } from "../core/instance.js";
 import { callback, field, optionKeys, signal, wrongType } from "./invalid.js";
 import { familyOf, withFamily } from "./families.js";
 
@@ -11,7 +9,6 @@ import { familyOf, withFamily } from "./families.js";
 const STREAM_FAMILY_FIELDS = ["scope", "weight", "policy"];
 
 const CONTEXT = "stream options";
-const STATES = new Set(["connecting", "open", "stale", "waiting", "stopped"]);
 
 /** `heartbeat: { everyMs, message }`: what to send when nothing was sent or heard for everyMs. */
 function readHeartbeat(value) {
@@ -102,10 +99,9 @@ function readUrl(url) {
   return parsed.href.replace(/^http/, "ws");
 }
 
-/** Defines `RetryStream` over the entry's `cores`; `load()` gives drivers/stream.js, and
- * `clientIn(c, core)` a client's twin in another core. Where the first core has no stream machine
- * (a page's fetch path), it checks the options and the stream runs on the whole core, loaded then. */
-export function defineStream(cores, load, clientIn) {
+/** Defines `client.stream` over the entry's `core`; `load()` gives executor/stream.js (a chunk of its
+ * own in pages, loaded with the first stream). */
+export function defineStream(core, load) {
   class RetryStream extends EventTarget {
     #s;
 
@@ -139,23 +135,23 @@ export function defineStream(cores, load, clientIn) {
     /** Sends on the open connection, paced to `sendPerSecond`. Throws while it is not open. */
     send(data) {
       const s = this.#s;
-      if (s.driver === undefined || s.socket === null || s.openedAt === null) {
+      if (s.executor === undefined || (s.state !== "open" && s.state !== "stale")) {
         throw new Error(`retryline: stream.send while the stream is ${s.state}: send on an open stream, or subscribe in onOpen, which runs on every connection`);
       }
-      s.driver.send(s, s.socket, data);
+      s.executor.send(s, 0, data);
     }
 
-    /** Reports a gap (a sequence number skipped): the stream is stale until `resync` resolves. */
+    /** Reports a gap (a sequence number skipped): the stream is stale until \`resync\` resolves. */
     gap() {
       const s = this.#s;
-      s.driver?.resync(s);
+      s.executor?.gap(s);
     }
 
     /** Closes the stream for good: its socket closed, its timers cleared, a "stop" with "aborted". */
     close() {
       const s = this.#s;
-      if (s.driver === undefined) s.closeRequested = true;
-      else s.driver.close(s);
+      if (s.executor === undefined) s.closeRequested = true;
+      else s.executor.close(s);
     }
   }
 
@@ -169,60 +165,37 @@ export function defineStream(cores, load, clientIn) {
       const given = withFamily(family, request, read.core);
       for (const key of STREAM_FAMILY_FIELDS) if (given[key] !== undefined) read.core[key] = given[key];
     }
-    // The stream holds its client (s.client): a client no one else holds must not be freed under it.
-    const handle = begin(c, href, read.core);
-    const { core } = c;
-    const s = {
-      client,
-      c,
-      handle,
+    if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("stream: the client or its budget was freed");
+    const handle = core.streams.begin({
+      client: c.handle,
+      budget: c.budget.handle,
+      now: 0,
+      wall: 0,
+      onOpen: read.onOpen !== undefined,
+      resync: read.resync !== undefined,
+      observed: c.onAttempt !== undefined || read.onAttempt !== undefined,
+      heartbeatMs: read.heartbeat?.everyMs ?? 0,
       url: href,
-      ...read,
-      sendPerSecond: core.number(0),
-      state: "connecting",
-      reason: undefined,
-      driver: undefined,
-      socket: null,
-      openedAt: null,
-      heardAt: -1,
-      lastMessageWall: null,
-      staleSinceWall: null,
-      closeRequested: false,
-    };
+      options: read.core,
+    });
+    // The stream holds its client (s.client): a client no one else holds must not be freed under it.
+    const s = { client, c, handle, url: href, ...read, state: "connecting", reason: undefined, executor: undefined, lastMessageWall: null, staleSinceWall: null, closeRequested: false };
     const target = new RetryStream(s);
     s.target = target;
-    // On the first core of a page only the options were checked: the stream begins on the whole core.
-    const whole = handle === 0 ? cores.whole().then((w) => (s.c = clientIn(c, w))) : null;
-    Promise.all([load(), whole]).then(
-      ([driver]) => {
-        if (s.handle === 0) s.handle = begin(s.c, href, read.core);
-        s.driver = driver;
-        driver.run(s);
+    Promise.resolve(load()).then(
+      (executor) => {
+        s.executor = executor;
+        executor.run(s);
       },
       (error) => {
         s.state = "stopped";
         s.reason = "aborted";
-        if (s.handle !== 0) s.c.core.x.rl_stream_free(s.handle);
+        core.streams.free(s.handle);
         target.dispatchEvent(Object.assign(new Event("stop"), { reason: "aborted", error }));
       },
     );
     return target;
   }
 
-  /** Begins the stream's machine in `c`'s core, its handle; where that core has none, only checks
-   * the options (0). Throws the core's error for invalid options. */
-  function begin(c, href, options) {
-    if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("stream: the client or its budget was freed");
-    const { core } = c;
-    const x = core.x;
-    const { text, numbers } = encode(options);
-    core.putNumbers(numbers);
-    const [urlLen, optsLen, extraLen] = core.put([href, text, ""]);
-    const machine = x.rl_stream_begin !== undefined;
-    const handle = machine ? x.rl_stream_begin(c.handle, c.budget.handle, urlLen, optsLen, extraLen) : x.rl_stream_options(urlLen, optsLen);
-    if (handle === 0) throw invalid(core, CONTEXT);
-    return machine ? handle : 0;
-  }
-
-  return { stream, RetryStream, STATES };
+  return stream;
 }

@@ -28,7 +28,7 @@ export function coreOf(instance) {
     clients: typeof x.rl_client_new === "function" ? clientsOf(mem) : undefined,
     budgets: typeof x.rl_budget_new === "function" ? budgetsOf(mem) : undefined,
     calls: typeof x.rl_call_begin === "function" ? callsOf(mem, code) : undefined,
-    streams: typeof x.rl_stream_begin === "function" ? streamsOf(mem, code) : undefined,
+    streams: typeof x.rl_stream_begin === "function" ? streamsOf(mem, code, names) : undefined,
     replay: typeof x.rl_replay === "function" ? replayOf(mem) : undefined,
   };
 }

@@ -179,7 +179,7 @@ function end(call) {
   }
   call.body?.cancel();
   for (const flight of call.flights.values()) {
-    if (flight.done || flight.received !== undefined) continue;
+    if (flight.done || flight.settled) continue;
     flight.done = true;
     abortWith(flight.controller, false);
   }

@@ -68,6 +68,7 @@ export function request(call, { attempt, hedge, readBody: wantBody }, feed) {
 
 /** What fetch settled with: a response's head (then its body, with readBody), or a failure. */
 function answered(call, feed, attempt, flight, how, value, wantBody) {
+  flight.settled = true;
   if (flight.done) {
     // Aborted (lost its race, timed out): its answer is dropped, its body freed.
     if (how === FULFILLED) new Received(value, flight.controller).discard();
@@ -114,6 +115,7 @@ export function query(call, { attempt }, feed, fail) {
     return answer(undefined, describe(error));
   }
   follow(asked, ([how, value]) => {
+    flight.settled = true;
     if (flight.done || call.done) return;
     if (how === REJECTED) return answer(undefined, describe(value));
     const { names, code } = call.c.core;

@@ -32,6 +32,8 @@ mod replay;
 mod share;
 #[cfg(feature = "abi-fetch")]
 mod state;
+#[cfg(feature = "abi-stream")]
+mod stream;
 #[cfg(feature = "abi-worksheet")]
 mod worksheet;
 

@@ -26,6 +26,7 @@ pub mod meter;
 pub mod quota;
 pub mod shared;
 pub mod sharing;
+mod snapshot;
 mod wide;
 
 use serde::{Deserialize, Serialize};
@@ -36,7 +37,8 @@ use bucket::Bucket;
 pub use config::{BudgetConfig, Limits};
 use lease::Lease;
 use meter::Meter;
-use quota::{Quota, QuotaSnapshot};
+use quota::Quota;
+pub use snapshot::ScopeSnapshot;
 
 /// Who goes first when capacity is short: reconciliation never starves behind refreshes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -159,36 +161,6 @@ impl ScopeState {
         }
         Ok(())
     }
-}
-
-/// One scope of a [`Budget::snapshot`]. Ends are wall-clock Unix ms.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ScopeSnapshot {
-    /// The scope's name (an origin, or an account or API key the caller named).
-    pub scope: String,
-    /// Whole tokens available now (`null`: no token limit).
-    pub tokens: Option<u64>,
-    /// The bucket's capacity in tokens (`null`: no token limit).
-    pub capacity: Option<u64>,
-    /// What is left of the retry quota (`null`: no retry quota).
-    pub retry_quota: Option<QuotaSnapshot>,
-    /// When the provider's hold (a throttle's `Retry-After`) ends, wall-clock Unix ms (`null`: not held).
-    pub held_until: Option<u64>,
-    /// How long the hold still lasts, ms (0: not held).
-    pub hold_remaining_ms: u64,
-    /// When the provider's ban (a 418) ends, wall-clock Unix ms (`null`: not banned).
-    pub banned_until: Option<u64>,
-    /// How long the ban still lasts, ms (0: not banned).
-    pub ban_remaining_ms: u64,
-    /// Operations granted capacity that are still waiting to send.
-    pub queued: usize,
-    /// Its circuit breaker: `closed`, `open` or `half-open` (`null`: none).
-    pub breaker: Option<&'static str>,
-    /// When an open breaker lets its probe through, wall-clock Unix ms (`null`: not open).
-    pub breaker_open_until: Option<u64>,
-    /// How the budget is kept beyond this realm: `local` here (the shells say how it is shared).
-    pub sharing: &'static str,
 }
 
 /// Per-scope limits, holds and bans, shared by every operation that holds the budget, and how it
@@ -369,34 +341,5 @@ impl Budget {
         if let Some(meter) = &mut s.meter {
             meter.observe_used(used, now);
         }
-    }
-
-    /// Each known scope as an operator would read it, at monotonic `now` / wall clock `wall_now`.
-    pub fn snapshot(&self, now: u64, wall_now: u64) -> Vec<ScopeSnapshot> {
-        self.scopes
-            .iter()
-            .map(|(scope, s)| {
-                let held = s.hold_until.saturating_sub(now);
-                let banned = s.ban_until.saturating_sub(now);
-                let open_until = s.breaker.as_ref().and_then(|b| b.open_until());
-                ScopeSnapshot {
-                    scope: scope.clone(),
-                    tokens: match &s.lease {
-                        Some(lease) => Some(lease.tokens),
-                        None => s.bucket.as_ref().map(|b| b.level(now)),
-                    },
-                    capacity: s.bucket.as_ref().map(Bucket::capacity),
-                    retry_quota: s.quota.as_ref().map(Quota::snapshot),
-                    held_until: (held > 0).then(|| wall_now.saturating_add(held)),
-                    hold_remaining_ms: held,
-                    banned_until: (banned > 0).then(|| wall_now.saturating_add(banned)),
-                    ban_remaining_ms: banned,
-                    queued: s.queued.values().filter(|start| **start > now).count(),
-                    breaker: s.breaker.as_ref().map(|b| b.name(now)),
-                    breaker_open_until: open_until.filter(|u| *u > now).map(|u| wall_now.saturating_add(u - now)),
-                    sharing: "local",
-                }
-            })
-            .collect()
     }
 }

@@ -98,7 +98,8 @@ pub enum Share {
         news: bool,
     },
     /// Visit the scope's coordinator; its answer goes to [`Budget::visited`], and, when the
-    /// machine `waits` for it, then `Entered(seq, None)` to the machine.
+    /// machine `waits` for it (before its step, or before what its step decided goes out), then
+    /// `Entered(seq, None)` to the machine.
     Visit {
         /// Names this bracket in the answer.
         seq: u32,
@@ -115,8 +116,30 @@ pub enum Share {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stand {
     Out,
-    Entering { seq: u32, until: u64 },
-    In { hold: u64, ban: u64 },
+    Entering {
+        seq: u32,
+        until: u64,
+    },
+    In {
+        hold: u64,
+        ban: u64,
+    },
+    /// The step is done, and what it set is on its way to the coordinator: what the step decided
+    /// waits for that (a process that ends at once must not lose the news of a ban).
+    Leaving {
+        seq: u32,
+        until: u64,
+    },
+}
+
+/// The shell's answer to a bracket's effect.
+pub enum Answered<E> {
+    /// The share is the machine's: step on these events now, then leave.
+    Entered(Vec<E>),
+    /// The news reached the coordinator: hand out what the step decided, then these events.
+    Left(Vec<E>),
+    /// Not the answer waited for.
+    Late,
 }
 
 /// One machine's brackets around its steps on a shared budget, and the events queued meanwhile.
@@ -149,9 +172,14 @@ impl<E> Bracket<E> {
     /// Whether it waits for the shell's answer; when it gives up waiting (monotonic ms).
     pub fn waiting_until(&self) -> Option<u64> {
         match self.stand {
-            Stand::Entering { until, .. } => Some(until),
+            Stand::Entering { until, .. } | Stand::Leaving { until, .. } => Some(until),
             _ => None,
         }
+    }
+
+    /// Whether what the last step decided waits for its news to reach the coordinator.
+    pub fn is_leaving(&self) -> bool {
+        matches!(self.stand, Stand::Leaving { .. })
     }
 
     /// Whether a step is under way inside the bracket.
@@ -170,7 +198,7 @@ impl<E> Bracket<E> {
         wall: u64,
         out: &mut Vec<Share>,
     ) -> Option<E> {
-        if let Stand::Entering { .. } = self.stand {
+        if let Stand::Entering { .. } | Stand::Leaving { .. } = self.stand {
             self.queued.push(event);
             return None;
         }
@@ -207,8 +235,9 @@ impl<E> Bracket<E> {
         None
     }
 
-    /// The shell answered bracket `seq` (tabs: with the stored state, if it could read one): the
-    /// queued events to step on now. A late answer gets its share let go at once (`out`).
+    /// The shell answered bracket `seq` (tabs: with the stored state, if it could read one). A
+    /// late answer gets its share let go at once (`out`).
+    #[allow(clippy::too_many_arguments)]
     pub fn entered(
         &mut self,
         seq: u32,
@@ -218,15 +247,19 @@ impl<E> Bracket<E> {
         now: u64,
         wall: u64,
         out: &mut Vec<Share>,
-    ) -> Vec<E> {
+    ) -> Answered<E> {
         match self.stand {
             Stand::Entering { seq: waited, .. } if waited == seq => {}
+            Stand::Leaving { seq: waited, .. } if waited == seq => {
+                self.stand = Stand::Out;
+                return Answered::Left(core::mem::take(&mut self.queued));
+            }
             // It gave up on this one: a lock granted since is let go without a write.
             _ => {
                 if matches!(budget.sharing, Sharing::Tabs) {
                     out.push(Share::Leave { state: None, news: false });
                 }
-                return Vec::new();
+                return Answered::Late;
             }
         }
         if let (Sharing::Tabs, Some(state)) = (&budget.sharing, state) {
@@ -234,13 +267,20 @@ impl<E> Bracket<E> {
         }
         let (hold, ban) = budget.waits_wall(scope, now, wall);
         self.stand = Stand::In { hold, ban };
-        core::mem::take(&mut self.queued)
+        Answered::Entered(core::mem::take(&mut self.queued))
     }
 
-    /// The shell never answered in time: the queued events step without the share.
-    pub fn give_up(&mut self) -> Vec<E> {
+    /// The shell never answered in time: the queued events go on without it (`Entered`: to step
+    /// without the share; `Left`: what the step decided is handed out first).
+    pub fn give_up(&mut self) -> Answered<E> {
+        let leaving = self.is_leaving();
         self.stand = Stand::Out;
-        core::mem::take(&mut self.queued)
+        let queued = core::mem::take(&mut self.queued);
+        if leaving {
+            Answered::Left(queued)
+        } else {
+            Answered::Entered(queued)
+        }
     }
 
     /// After a step (or the steps of a bracket): the share let go, and what it tells the others.
@@ -249,7 +289,7 @@ impl<E> Bracket<E> {
             Stand::In { hold, ban } => Some((hold, ban)),
             _ => None,
         };
-        if let Stand::Entering { .. } = self.stand {
+        if let Stand::Entering { .. } | Stand::Leaving { .. } = self.stand {
             return;
         }
         self.stand = Stand::Out;
@@ -265,7 +305,9 @@ impl<E> Bracket<E> {
             Sharing::Contacts(_) => {
                 if let Some(visit) = budget.visit_after(step.scope, step.priority, now, wall, step.deadline) {
                     self.seq = self.seq.wrapping_add(1);
-                    out.push(Share::Visit { seq: self.seq, scope: step.scope.to_owned(), visit, waits: false });
+                    let until = now.saturating_add(visit.within).saturating_add(ENTER_GRACE_MS);
+                    self.stand = Stand::Leaving { seq: self.seq, until };
+                    out.push(Share::Visit { seq: self.seq, scope: step.scope.to_owned(), visit, waits: true });
                 }
             }
         }

@@ -30,11 +30,11 @@ mod settle;
 mod steps;
 
 pub use effects::{Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
+pub use settle::Stopped;
 
 use std::collections::VecDeque;
 
-use crate::budget::shared::SharedState;
-use crate::budget::sharing::{Bracket, Share, Step};
+use crate::budget::sharing::{Answered, Bracket, Share, Step};
 use crate::durable::Refusal;
 use crate::failure::Note;
 use crate::machine::Operation;
@@ -99,6 +99,8 @@ pub struct Call {
     bracket: Bracket<Event>,
     shares: Vec<Share>,
     effects: VecDeque<Effect>,
+    /// What a step decided while its news is on its way to the coordinator.
+    held: VecDeque<Effect>,
     reported: usize,
     note: Note,
     seq: u32,
@@ -131,6 +133,7 @@ impl Call {
             bracket: Bracket::default(),
             shares: Vec::new(),
             effects: VecDeque::new(),
+            held: VecDeque::new(),
             reported: 0,
             note: Note::None,
             seq: 0,
@@ -194,26 +197,28 @@ impl Call {
 
     /// Feeds what happened at `ctx.now`.
     pub fn handle(&mut self, event: Event, ctx: &mut Ctx) {
-        if self.stage == Stage::Done {
-            // A late answer (a store or a request that lost its race) changes nothing; a lock
-            // granted late is let go.
-            if let Event::Entered(seq, _) = event {
-                self.entered(seq, None, ctx);
-            }
-            return self.flush_shares();
-        }
         match event {
-            Event::Entered(seq, state) => self.entered(seq, state.as_ref(), ctx),
-            Event::Timer if self.bracket.waiting_until().is_some_and(|until| ctx.now >= until) => {
-                for queued in self.bracket.give_up() {
-                    self.step(queued, ctx);
-                }
+            Event::Entered(seq, state) => {
+                let scope = self.op.scope().to_owned();
+                let answer =
+                    self.bracket.entered(seq, state.as_ref(), ctx.budget, &scope, ctx.now, ctx.wall, &mut self.shares);
+                self.answered_share(answer, ctx);
             }
+            Event::Timer if self.bracket.waiting_until().is_some_and(|until| ctx.now >= until) => {
+                let answer = self.bracket.give_up();
+                self.answered_share(answer, ctx);
+            }
+            // A settled call hears nothing more: a late answer changes nothing.
+            _ if self.stage == Stage::Done => {}
             // Only a sleeper looks at news; a sleeper's look is a step.
             Event::News if !matches!(self.stage, Stage::Sleeping { .. }) => {}
             // A head changes no shared state.
             Event::Headed(attempt) => self.headed(attempt),
             event => self.bracketed(event, ctx),
+        }
+        if self.bracket.is_leaving() {
+            // What the step decided waits until its news reached the coordinator.
+            self.held.extend(self.effects.drain(..));
         }
         self.flush_shares();
     }
@@ -234,19 +239,28 @@ impl Call {
         self.leave(ctx);
     }
 
-    /// The shell answered bracket `seq`: the queued events step now.
-    fn entered(&mut self, seq: u32, state: Option<&SharedState>, ctx: &mut Ctx) {
-        let scope = self.op.scope().to_owned();
-        let queued = self.bracket.entered(seq, state, ctx.budget, &scope, ctx.now, ctx.wall, &mut self.shares);
-        if queued.is_empty() {
-            return;
-        }
-        for event in queued {
-            if self.stage != Stage::Done {
-                self.step(event, ctx);
+    /// The shell answered a bracket (or its time ran out): the queued events step now, inside it;
+    /// or, once the news of a step reached the coordinator, what the step decided is handed out.
+    fn answered_share(&mut self, answer: Answered<Event>, ctx: &mut Ctx) {
+        match answer {
+            Answered::Entered(queued) if !queued.is_empty() => {
+                for event in queued {
+                    if self.stage != Stage::Done {
+                        self.step(event, ctx);
+                    }
+                }
+                self.leave(ctx);
             }
+            Answered::Left(queued) => {
+                self.effects.extend(self.held.drain(..));
+                for event in queued {
+                    if self.stage != Stage::Done {
+                        self.bracketed(event, ctx);
+                    }
+                }
+            }
+            Answered::Entered(_) | Answered::Late => {}
         }
-        self.leave(ctx);
     }
 
     fn leave(&mut self, ctx: &mut Ctx) {

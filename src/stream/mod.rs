@@ -17,6 +17,7 @@
 
 mod link;
 mod options;
+pub mod session;
 mod watch;
 
 pub use link::Closed;

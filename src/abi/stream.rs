@@ -1,0 +1,195 @@
+//! A stream's session ([`crate::stream::session`]) behind four exports: begin, an event, the next
+//! effect, free. As for calls ([`super::call`]): numbers in the numbers area, strings in the input
+//! area, an effect's code returned with its numbers in the slot (the last: the timer, -1 none).
+//!
+//! | code | effect | numbers | text |
+//! |---|---|---|---|
+//! | 0 | none | | |
+//! | 1 | connect | link | |
+//! | 2 | close | link, code | the reason |
+//! | 3 | run onOpen | link | |
+//! | 4 | state | its index (connecting, open, stale, waiting, stopped) | |
+//! | 5 | deliver the message just fed | | |
+//! | 6 | write | message id, link | |
+//! | 7 | ping | link | |
+//! | 8 | run resync | round | |
+//! | 9 | report | | the records (JSON array) |
+//! | 10 | stopped | reason code | `{ reason, message, records }` |
+//! | 11–13 | a step on the shared budget | see [`super::share`] | |
+
+use super::cell::Local;
+use super::io::{self, len, with_args};
+use super::slab::Slab;
+use super::state::{BUDGETS, CLIENTS};
+use super::{invalid, ms};
+use crate::budget::shared::SharedState;
+use crate::call::Ctx;
+use crate::json::{to_json, FromLoose};
+use crate::reason::Reason;
+use crate::stream::session::{Session, SessionEffect, SessionEvent, SessionSettings, StreamState};
+use crate::stream::{Stream, StreamSpec};
+
+/// One stream, with the client and budget it runs under.
+struct StreamSlot {
+    session: Session,
+    client: u32,
+    budget: u32,
+}
+
+static STREAMS: Local<Slab<StreamSlot>> = Local::new(Slab::new());
+
+/// A stream of `client` under `budget`. Numbers: now, wall (unused: the first event starts it),
+/// flags (1 onOpen given, 2 resync given, 4 records observed), the heartbeat's period (0: none),
+/// then the lengths of the URL, its options (wire form) and the names the caller's `RegExp`s
+/// matched. Returns its handle, or 0 with the error.
+#[no_mangle]
+pub extern "C" fn rl_stream_begin(client: u32, budget: u32) -> u32 {
+    let read: Result<Option<Session>, crate::input::Invalid> =
+        with_args(|[_, _, flags, heartbeat, url, opts, extra], input| {
+            let (url, options, extra) =
+                (input.text(len(url)), input.wire(len(opts)), super::client::names(input.text(len(extra))));
+            let flags = ms(flags);
+            CLIENTS.with(|clients| {
+                let Some(owner) = clients.get(client) else { return Ok(None) };
+                let mut spec = StreamSpec::read(&options?, url)?;
+                spec.url = Some(owner.redact(url, true, &extra));
+                let settings = SessionSettings {
+                    on_open: flags & 1 != 0,
+                    resync: flags & 2 != 0,
+                    observed: flags & 4 != 0,
+                    heartbeat_ms: (ms(heartbeat) > 0).then(|| ms(heartbeat)),
+                };
+                Ok(Some(Session::new(Stream::begin(spec), settings)))
+            })
+        });
+    let session = match read {
+        Ok(Some(session)) => session,
+        Ok(None) => return 0,
+        Err(error) => return invalid(&error),
+    };
+    if BUDGETS.with(|b| b.get(budget).is_none()) {
+        return 0;
+    }
+    STREAMS.with(|s| s.insert(StreamSlot { session, client, budget }))
+}
+
+/// Feeds event `event`. Numbers: now, wall, then the event's own:
+///
+/// | code | event | numbers |
+/// |---|---|---|
+/// | 0 | start | |
+/// | 1 | entered | seq, the state's length (wire form; absent: none) |
+/// | 2 | opened | link |
+/// | 3 | onOpen done | link, 1 done or 0 threw, the length of what it threw |
+/// | 4 | message | link |
+/// | 5 | closed | link, code, the reason's length |
+/// | 6 | refused | link, status, the lengths of Retry-After and Date |
+/// | 7 | failed | link, the length of what the platform said |
+/// | 8 | timer | |
+/// | 9 | send | message id, link |
+/// | 10 | close | |
+/// | 11 | resynced | round, 1 done or 0 failed |
+/// | 12 | gap | |
+///
+/// Returns the first effect's code; 0 if the stream is gone.
+#[no_mangle]
+pub extern "C" fn rl_stream_event(handle: u32, event: u32) -> u32 {
+    let (now, wall, event) = with_args(|[now, wall, a, b, c, d], input| {
+        let link = a as u32;
+        let text = |input: &mut io::Input, n: f64| input.optional(len(n)).map(str::to_owned);
+        let event = match event {
+            0 => SessionEvent::Start,
+            1 => SessionEvent::Entered(link, input.wire(len(b)).ok().and_then(|s| SharedState::read_loose(&s).ok())),
+            2 => SessionEvent::Opened(link),
+            3 => {
+                SessionEvent::OnOpenDone(link, if b == 1.0 { Ok(()) } else { Err(text(input, c).unwrap_or_default()) })
+            }
+            4 => SessionEvent::Message(link),
+            5 => SessionEvent::Closed(link, u16::try_from(ms(b)).unwrap_or(1006), text(input, c).unwrap_or_default()),
+            6 => {
+                let (retry_after, date) = (text(input, c), text(input, d));
+                SessionEvent::Refused(link, u16::try_from(ms(b)).unwrap_or(0), retry_after, date)
+            }
+            7 => SessionEvent::Failed(link, text(input, b).unwrap_or_default()),
+            8 => SessionEvent::Timer,
+            9 => SessionEvent::Send(link, b as u32),
+            10 => SessionEvent::Close,
+            11 => SessionEvent::Resynced(link, b == 1.0),
+            _ => SessionEvent::Gap,
+        };
+        (ms(now), ms(wall), event)
+    });
+    STREAMS.with(|streams| {
+        let Some(slot) = streams.get_mut(handle) else { return };
+        CLIENTS.with(|clients| {
+            let Some(client) = clients.get_mut(slot.client) else { return };
+            BUDGETS.with(|budgets| {
+                let Some(budget) = budgets.get_mut(slot.budget) else { return };
+                let mut ctx = Ctx { now, wall, draws: &mut client.draws, budget };
+                slot.session.handle(event, &mut ctx);
+            })
+        })
+    });
+    rl_stream_poll(handle)
+}
+
+/// The stream's next effect; 0 when there is none now.
+#[no_mangle]
+pub extern "C" fn rl_stream_poll(handle: u32) -> u32 {
+    STREAMS.with(|streams| {
+        let Some(slot) = streams.get_mut(handle) else { return 0 };
+        let session = &mut slot.session;
+        let code = match session.poll() {
+            Some(effect) => hand_out(effect, session),
+            None => 0,
+        };
+        io::number(io::SLOT_NUMBERS - 1, session.poll_timeout().map_or(-1.0, |t| t as f64));
+        code
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn rl_stream_free(handle: u32) {
+    STREAMS.with(|s| s.remove(handle));
+}
+
+fn hand_out(effect: SessionEffect, session: &mut Session) -> u32 {
+    let one = |n: u32| io::numbers(&[f64::from(n)]);
+    match effect {
+        SessionEffect::Connect(link) => (one(link), 1).1,
+        SessionEffect::Close(link, code, reason) => {
+            io::numbers(&[f64::from(link), f64::from(code)]);
+            io::output_static(reason.as_bytes());
+            2
+        }
+        SessionEffect::OnOpen(link) => (one(link), 3).1,
+        SessionEffect::State(state) => {
+            let all = [
+                StreamState::Connecting,
+                StreamState::Open,
+                StreamState::Stale,
+                StreamState::Waiting,
+                StreamState::Stopped,
+            ];
+            one(all.iter().position(|s| *s == state).unwrap_or(0) as u32);
+            4
+        }
+        SessionEffect::Deliver => 5,
+        SessionEffect::Write(id, link) => {
+            io::numbers(&[f64::from(id), f64::from(link)]);
+            6
+        }
+        SessionEffect::Ping(link) => (one(link), 7).1,
+        SessionEffect::Resync(round) => (one(round), 8).1,
+        SessionEffect::Report => {
+            io::output(to_json(&session.take_records()));
+            9
+        }
+        SessionEffect::Stopped(reason) => {
+            one(Reason::ALL.iter().position(|&r| r == reason).unwrap_or(0) as u32);
+            io::output(session.stop_json());
+            10
+        }
+        SessionEffect::Share(share) => super::share::hand_out(share),
+    }
+}

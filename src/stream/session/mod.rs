@@ -1,0 +1,423 @@
+//! A stream's session as a machine: its connections one after another ([`Stream`] decides each
+//! outage), the caller's `onOpen` on each, what is stale and when it is replaced or rotated, the
+//! sends paced, the heartbeat, resyncs, and every step on a shared budget inside its bracket. The
+//! shell opens and closes the sockets it is told to, runs the caller's callbacks, and feeds back
+//! what each socket did:
+//!
+//! ```text
+//! handle(Start) ─▶ Connect(link) ─▶ Opened(link) ─▶ OnOpen(link) ─▶ OnOpenDone ─▶ State(open), Resync
+//! Message(link) ─▶ Deliver            Send(id) ─▶ Write(id) (paced)          Timer ─▶ Ping, checks
+//! Closed | Refused | Failed(link) ─▶ Connect | State(waiting) …              Close ─▶ Stopped
+//! ```
+//!
+//! As for a call ([`crate::call`]): feed an event, drain [`Session::poll`], arm one timer at
+//! [`Session::poll_timeout`]. `links.rs` holds the sockets' lives, `pace.rs` sending.
+
+mod links;
+mod pace;
+
+use std::collections::VecDeque;
+
+use super::Stream;
+use crate::budget::shared::SharedState;
+use crate::budget::sharing::{Answered, Bracket, Share, Step};
+use crate::call::Ctx;
+use crate::failure::{Failure, Note};
+use crate::machine::Action;
+use crate::reason::Reason;
+use crate::record::AttemptRecord;
+use pace::Pace;
+
+/// What a stream shows its listeners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamState {
+    /// A connection attempt is under way.
+    Connecting,
+    /// Connected and delivering.
+    Open,
+    /// Connected, but silent for `staleAfterMs` (or resyncing).
+    Stale,
+    /// Between attempts: a backoff, a provider's wait, a ban.
+    Waiting,
+    /// Over: closed by the caller or stopped by its policy.
+    Stopped,
+}
+
+impl StreamState {
+    /// Its name, as `stream.state` says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StreamState::Connecting => "connecting",
+            StreamState::Open => "open",
+            StreamState::Stale => "stale",
+            StreamState::Waiting => "waiting",
+            StreamState::Stopped => "stopped",
+        }
+    }
+}
+
+/// What a session needs beyond its stream's options, fixed when it begins.
+#[derive(Clone, Debug, Default)]
+pub struct SessionSettings {
+    /// The caller gave `onOpen`: it runs on each connection before the connection counts as up.
+    pub on_open: bool,
+    /// The caller gave `resync`: it runs after each open, and on a gap; the stream is stale meanwhile.
+    pub resync: bool,
+    /// A ping is sent when nothing was heard for this long (ms).
+    pub heartbeat_ms: Option<u64>,
+    /// Someone reads records as they are made.
+    pub observed: bool,
+}
+
+/// What the shell does next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SessionEffect {
+    /// A step on the shared budget (see [`Share`]).
+    Share(Share),
+    /// Open a socket for connection `link`.
+    Connect(u32),
+    /// Close socket `link` with this code and reason, its listeners gone first (nothing it does
+    /// afterwards is told).
+    Close(u32, u16, &'static str),
+    /// Run the caller's `onOpen` on socket `link`; answer `OnOpenDone`.
+    OnOpen(u32),
+    /// The stream's state changed.
+    State(StreamState),
+    /// The message just fed goes to the stream's listeners.
+    Deliver,
+    /// Write message `id` on socket `link` (if it is still there).
+    Write(u32, u32),
+    /// Send the caller's heartbeat on socket `link` (as a `Send`).
+    Ping(u32),
+    /// Run the caller's `resync` (round `n`); answer `Resynced`.
+    Resync(u32),
+    /// Hand the new records to the observers ([`Session::take_records`]).
+    Report,
+    /// The stream stopped, for this reason ([`Session::stop_json`] says more).
+    Stopped(Reason),
+}
+
+/// What happened, fed to [`Session::handle`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum SessionEvent {
+    /// The stream begins.
+    Start,
+    /// The shell holds the shared budget of bracket `seq` (tabs: its stored state, if read).
+    Entered(u32, Option<SharedState>),
+    /// Socket `link` opened.
+    Opened(u32),
+    /// The caller's `onOpen` on socket `link` finished, or threw (what).
+    OnOpenDone(u32, Result<(), String>),
+    /// A message arrived on socket `link`.
+    Message(u32),
+    /// Socket `link` closed: its code and reason.
+    Closed(u32, u16, String),
+    /// Socket `link`'s upgrade was refused with this status, `Retry-After` and `Date`.
+    Refused(u32, u16, Option<String>, Option<String>),
+    /// Socket `link` could not be made: what the platform said.
+    Failed(u32, String),
+    /// The shell's timer fired.
+    Timer,
+    /// The caller (or `onOpen`'s facade, or a ping) sends message `id` on socket `link`.
+    Send(u32, u32),
+    /// The caller closes the stream.
+    Close,
+    /// The caller's `resync` of round `n` finished (`true`) or failed.
+    Resynced(u32, bool),
+    /// The caller reports a gap: the stream is stale until it is resynced.
+    Gap,
+}
+
+/// A socket of the session.
+#[derive(Clone, Copy, Debug)]
+struct Link {
+    id: u32,
+    /// Opened beside the current connection, to replace it once it delivers.
+    rotating: bool,
+    /// Its socket opened (and `onOpen` ran).
+    ready: bool,
+    opened_at: u64,
+    /// Its connect timeout ends then (none once it is up).
+    due: Option<u64>,
+    /// The connect timeout it was given, for the words of its failure.
+    connect_ms: u64,
+}
+
+/// One stream, from `client.stream` to its stop.
+pub struct Session {
+    stream: Stream,
+    settings: SessionSettings,
+    state: StreamState,
+    current: Option<Link>,
+    rotation: Option<Link>,
+    next_link: u32,
+    /// When the current connection last delivered.
+    heard_at: Option<u64>,
+    watch_at: Option<u64>,
+    wake_at: Option<u64>,
+    beat_at: Option<u64>,
+    pace: Pace,
+    round: u32,
+    resyncing: bool,
+    bracket: Bracket<SessionEvent>,
+    shares: Vec<Share>,
+    effects: VecDeque<SessionEffect>,
+    /// What a step decided while its news is on its way to the coordinator.
+    held: VecDeque<SessionEffect>,
+    unreported: Vec<AttemptRecord>,
+}
+
+impl Session {
+    /// A session of `stream`, not connected yet.
+    pub fn new(stream: Stream, settings: SessionSettings) -> Session {
+        let pace = Pace::new(stream.spec().send_per_second);
+        Session {
+            stream,
+            settings,
+            state: StreamState::Connecting,
+            current: None,
+            rotation: None,
+            next_link: 0,
+            heard_at: None,
+            watch_at: None,
+            wake_at: None,
+            beat_at: None,
+            pace,
+            round: 0,
+            resyncing: false,
+            bracket: Bracket::default(),
+            shares: Vec::new(),
+            effects: VecDeque::new(),
+            held: VecDeque::new(),
+            unreported: Vec::new(),
+        }
+    }
+
+    /// Its state.
+    pub fn state(&self) -> StreamState {
+        self.state
+    }
+
+    /// The stream's connection decisions.
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// The next effect to perform.
+    pub fn poll(&mut self) -> Option<SessionEffect> {
+        self.effects.pop_front()
+    }
+
+    /// When the shell's one timer must fire next (monotonic ms).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        if let Some(until) = self.bracket.waiting_until() {
+            return Some(until);
+        }
+        let dues = [self.current, self.rotation].into_iter().flatten().filter_map(|l| l.due);
+        let at = [self.wake_at, self.watch_at, self.beat_at, self.pace.due()].into_iter().flatten();
+        at.chain(dues).min()
+    }
+
+    /// The records made since the last [`SessionEffect::Report`].
+    pub fn take_records(&mut self) -> Vec<AttemptRecord> {
+        std::mem::take(&mut self.unreported)
+    }
+
+    /// `{ reason, message, records }` of a stopped stream: its last outage's records.
+    pub fn stop_json(&self) -> String {
+        let reason = self.stream.stopped().map_or(Reason::Aborted, |stop| stop.reason);
+        let records = self.stream.outage().map(|op| op.records()).unwrap_or_default();
+        let url = self.stream.spec().url.as_deref().unwrap_or_default();
+        let message = Failure { method: "stream", url, reason, records, detail: None, note: &Note::None }.message();
+        crate::json::to_json(&crate::call::Stopped { reason, message, records, key: None, cause: None })
+    }
+
+    /// Feeds what happened at `ctx.now`.
+    pub fn handle(&mut self, event: SessionEvent, ctx: &mut Ctx) {
+        match event {
+            SessionEvent::Entered(seq, state) => {
+                let scope = self.stream.spec().scope.clone();
+                let answer =
+                    self.bracket.entered(seq, state.as_ref(), ctx.budget, &scope, ctx.now, ctx.wall, &mut self.shares);
+                self.answered_share(answer, ctx);
+            }
+            SessionEvent::Timer if self.bracket.waiting_until().is_some_and(|until| ctx.now >= until) => {
+                let answer = self.bracket.give_up();
+                self.answered_share(answer, ctx);
+            }
+            _ if self.state == StreamState::Stopped => {}
+            event => self.route(event, ctx),
+        }
+        if self.bracket.is_leaving() {
+            // What the step decided waits until its news reached the coordinator.
+            self.held.extend(self.effects.drain(..));
+        }
+        for share in self.shares.drain(..).rev() {
+            self.effects.push_front(SessionEffect::Share(share));
+        }
+    }
+
+    /// An event stepped on inside a bracket when it may step on the budget, at once otherwise.
+    fn route(&mut self, event: SessionEvent, ctx: &mut Ctx) {
+        match ctx.budget.is_shared() && self.touches_budget(&event, ctx.now) {
+            true => self.bracketed(event, ctx),
+            false => self.step(event, ctx),
+        }
+    }
+
+    /// The shell answered a bracket (or its time ran out): see [`crate::call::Call`]'s.
+    fn answered_share(&mut self, answer: Answered<SessionEvent>, ctx: &mut Ctx) {
+        match answer {
+            Answered::Entered(queued) if !queued.is_empty() => {
+                for event in queued {
+                    self.step(event, ctx);
+                }
+                self.leave(ctx);
+            }
+            Answered::Left(queued) => {
+                self.effects.extend(self.held.drain(..));
+                for event in queued {
+                    self.route(event, ctx);
+                }
+            }
+            Answered::Entered(_) | Answered::Late => {}
+        }
+    }
+
+    /// Whether `event` may step on the budget (every other one is stepped at once, outside a bracket).
+    fn touches_budget(&self, event: &SessionEvent, now: u64) -> bool {
+        let ready_rotation = |link: u32| self.rotation.is_some_and(|r| r.id == link && r.ready);
+        match event {
+            SessionEvent::Message(link) => ready_rotation(*link),
+            SessionEvent::Opened(_) => !self.settings.on_open,
+            SessionEvent::Timer => {
+                let due = |at: Option<u64>| at.is_some_and(|at| now >= at);
+                let links = [self.current, self.rotation].into_iter().flatten().any(|l| due(l.due));
+                due(self.wake_at) || due(self.watch_at) || links
+            }
+            SessionEvent::Send(..) | SessionEvent::Resynced(..) | SessionEvent::Gap => false,
+            _ => true,
+        }
+    }
+
+    /// The step of the outage under way (or of the next one's first attempt), for the bracket.
+    fn subject_step<R>(&self, (now, wall): (u64, u64), f: impl FnOnce(&Step) -> R) -> R {
+        let live = self.stream.outage().filter(|op| op.stopped().is_none()).cloned();
+        let op = live.unwrap_or_else(|| self.stream.outage_op(now, wall));
+        let ask = op.ask(now);
+        f(&Step { ask: Some(ask), scope: op.scope(), priority: ask.priority, deadline: op.deadline_at() })
+    }
+
+    fn bracketed(&mut self, event: SessionEvent, ctx: &mut Ctx) {
+        let mut shares = std::mem::take(&mut self.shares);
+        let mut bracket = std::mem::take(&mut self.bracket);
+        let taken = self.subject_step((ctx.now, ctx.wall), |step| {
+            bracket.take(event, ctx.budget, step, ctx.now, ctx.wall, &mut shares)
+        });
+        (self.shares, self.bracket) = (shares, bracket);
+        if let Some(event) = taken {
+            self.step(event, ctx);
+            self.leave(ctx);
+        }
+    }
+
+    fn leave(&mut self, ctx: &mut Ctx) {
+        let mut shares = std::mem::take(&mut self.shares);
+        let mut bracket = std::mem::take(&mut self.bracket);
+        self.subject_step((ctx.now, ctx.wall), |step| {
+            let step = Step { ask: None, ..*step };
+            bracket.leave(ctx.budget, &step, ctx.now, ctx.wall, &mut shares);
+        });
+        (self.shares, self.bracket) = (shares, bracket);
+    }
+
+    /// One event, inside the bracket when it needs one.
+    fn step(&mut self, event: SessionEvent, ctx: &mut Ctx) {
+        if self.state == StreamState::Stopped {
+            return;
+        }
+        match event {
+            SessionEvent::Start => {
+                let action = self.stream.connect(ctx.now, ctx.wall, ctx.draws, ctx.budget);
+                self.act(action, ctx);
+            }
+            SessionEvent::Opened(link) => self.opened(link, ctx),
+            SessionEvent::OnOpenDone(link, done) => self.on_open_done(link, done, ctx),
+            SessionEvent::Message(link) => self.message(link, ctx),
+            SessionEvent::Closed(link, code, reason) => self.closed(link, code, &reason, ctx),
+            SessionEvent::Refused(link, status, retry_after, date) => {
+                self.refused(link, status, retry_after, date, ctx)
+            }
+            SessionEvent::Failed(link, words) => self.failed(link, crate::classify::Observed::NetworkError, words, ctx),
+            SessionEvent::Timer => self.timer(ctx),
+            SessionEvent::Send(id, link) => self.send(id, link, ctx.now),
+            SessionEvent::Close => {
+                self.stream.close(ctx.now, ctx.budget);
+                self.stop(Reason::Aborted);
+            }
+            SessionEvent::Resynced(round, ok) => self.resynced(round, ok),
+            SessionEvent::Gap => self.resync(),
+            SessionEvent::Entered(..) => {}
+        }
+        self.report();
+    }
+
+    /// Does what the outage decided: connect, wait, or stop.
+    fn act(&mut self, action: Action, ctx: &mut Ctx) {
+        match action {
+            Action::Send { timeout_ms, .. } => self.connect(timeout_ms, false, ctx.now),
+            Action::Sleep { until } => {
+                self.set_state(StreamState::Waiting);
+                self.wake_at = Some(ctx.now.saturating_add(self.stream.timer_ms(ctx.now, until)));
+            }
+            Action::Stop(stop) => self.stop(stop.reason),
+        }
+    }
+
+    fn timer(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        if self.wake_at.is_some_and(|at| now >= at) {
+            self.wake_at = None;
+            let action = self.stream.on_wake(now, ctx.budget);
+            self.act(action, ctx);
+        }
+        self.links_due(ctx);
+        if self.watch_at.is_some_and(|at| now >= at) {
+            self.watch_at = None;
+            let watching = self.stream.check(now, ctx.wall, self.heard_at, ctx.draws, ctx.budget);
+            self.watch(watching, ctx);
+        }
+        self.pace_due(now);
+        self.beat(now);
+    }
+
+    fn set_state(&mut self, state: StreamState) {
+        if self.state == state || self.state == StreamState::Stopped {
+            return;
+        }
+        self.state = state;
+        self.effects.push_back(SessionEffect::State(state));
+    }
+
+    /// Ends the stream: every socket closed, every wait dropped.
+    fn stop(&mut self, reason: Reason) {
+        for link in [self.current.take(), self.rotation.take()].into_iter().flatten() {
+            self.effects.push_back(SessionEffect::Close(link.id, 1000, "closed"));
+        }
+        (self.wake_at, self.watch_at, self.beat_at) = (None, None, None);
+        self.pace.clear();
+        self.report();
+        self.set_state(StreamState::Stopped);
+        self.effects.push_back(SessionEffect::Stopped(reason));
+    }
+
+    /// Hands the records made since the last report on.
+    fn report(&mut self) {
+        let new = self.stream.take_records();
+        if new.is_empty() || !self.settings.observed {
+            return;
+        }
+        self.unreported.extend(new);
+        self.effects.push_back(SessionEffect::Report);
+    }
+}
