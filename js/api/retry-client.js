@@ -79,7 +79,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet 
       const w = wall();
       let call;
       try {
-        call = prepare(this.#c, t, w, input, init, options);
+        call = prepare(this, this.#c, t, w, input, init, options);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -92,7 +92,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet 
       const w = wall();
       try {
         const read = readReconcileOptions(options);
-        const call = begun(this.#c, { purpose: RECONCILE, now: t, wall: w, key, options: read.core }, "reconcile", read.signal === undefined ? [] : [read.signal]);
+        const call = begun(this, this.#c, { purpose: RECONCILE, now: t, wall: w, key, options: read.core }, "reconcile", read.signal === undefined ? [] : [read.signal]);
         if (typeof query !== "function") {
           core.calls.free(call.handle);
           throw new TypeError("reconcile: query must be a function");
@@ -109,7 +109,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet 
       const t = now();
       const w = wall();
       try {
-        return run(begun(this.#c, { purpose: RESOLVE, now: t, wall: w, key, state: state ?? null }, "resolve", []));
+        return run(begun(this, this.#c, { purpose: RESOLVE, now: t, wall: w, key, state: state ?? null }, "resolve", []));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -134,15 +134,15 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet 
     }
   }
 
-  /** A reconciliation or resolve of client `c`, begun in the core. */
-  function begun(c, fields, where, signals) {
+  /** A reconciliation or resolve of client `c` (`client` its RetryClient, which it holds), begun in the core. */
+  function begun(client, c, fields, where, signals) {
     if (c.handle === 0 || c.budget.handle === 0) throw new TypeError(`${where}: the client or its budget was freed`);
     const observed = c.onAttempt !== undefined;
     const { handle } = core.calls.begin({ client: c.handle, budget: c.budget.handle, observed, ...fields }, (mem) => {
       const argument = mem.number(1) === 0 || fields.purpose === RESOLVE ? where : `${where} options`;
       return new (mem.number(0) === 1 ? RangeError : TypeError)(`${argument}: ${mem.text()}`);
     });
-    return { c, handle, signals, key: typeof fields.key === "string" ? fields.key : undefined, onAttempt: undefined, family: undefined, template: null };
+    return { client, c, handle, signals, key: typeof fields.key === "string" ? fields.key : undefined, onAttempt: undefined, family: undefined, template: null };
   }
 
   /** Begins (without sending) a call of `options` for a GET of a placeholder URL: the core checks
@@ -151,8 +151,9 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet 
     return core.calls.begin({ client: c.handle, budget: c.budget.handle, now: now(), wall: wall(), url, method, options }, where).handle;
   }
 
-  /** Everything a call needs, read synchronously; its machine begun at `t`. */
-  function prepare(c, t, w, input, init, options) {
+  /** Everything a call needs, read synchronously; its machine begun at `t`. The call holds its
+   * client: a client no one else holds must not be freed (by the collector) under it. */
+  function prepare(client, c, t, w, input, init, options) {
     const call = options === undefined || options === null ? null : readCallOptions(options);
     const extra = readInit(init, callOptions);
     let template;
@@ -200,6 +201,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet 
       extra: c.patterns.length > 0 ? matchedNames(c, template.url) : "",
     }, "fetch options");
     return {
+      client,
       c,
       handle,
       template,

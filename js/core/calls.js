@@ -18,6 +18,8 @@ export const QUERY = 7;
 export const REPORT = 8;
 export const DONE = 9;
 export const READ_BODY = 10;
+/** The call, its client or its budget was freed: nothing can step it again. */
+export const GONE = 255;
 /** How a call ended (a DONE's `how`). */
 export const SUCCESS = 0;
 export const FAILED = 1;
@@ -82,6 +84,7 @@ export function callsOf(mem, code) {
         return { type, wakeAt, how, attempt: n(1), escalated: n(1) === 1, json: how === SUCCESS || how === BODY_THREW ? undefined : mem.text() };
       }
       case READ_BODY:
+      case GONE:
         return { type, wakeAt };
       default:
         return { ...shareEffect(mem, type), wakeAt };

@@ -17,6 +17,8 @@ export const PING = 7;
 export const RESYNC = 8;
 export const REPORT = 9;
 export const STOPPED = 10;
+/** The stream, its client or its budget was freed: nothing can step it again. */
+export const GONE = 255;
 
 const STATES = ["connecting", "open", "stale", "waiting", "stopped"];
 /** How many numbers rl_stream_event takes before an option value's. */
@@ -31,6 +33,7 @@ export function streamsOf(mem, code, names) {
     switch (type) {
       case NONE:
       case DELIVER:
+      case GONE:
         return { type, wakeAt };
       case CONNECT:
       case ON_OPEN:

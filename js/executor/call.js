@@ -9,7 +9,7 @@ import { describe } from "../platform/describe.js";
 import { abortWith, query, request } from "./request.js";
 import { storeCall } from "./store.js";
 import { shareStep } from "./share.js";
-import { NONE, SEND, ABORT, GET, SET, DELETE, ASK, QUERY, REPORT, DONE, READ_BODY, SUCCESS, FAILED, BODY_THREW, RUNNING } from "../core/calls.js";
+import { NONE, SEND, ABORT, GET, SET, DELETE, ASK, QUERY, REPORT, DONE, READ_BODY, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING } from "../core/calls.js";
 
 /** Runs prepared call `call` (js/api/retry-client.js made it) to its settling. */
 export function run(call) {
@@ -100,6 +100,8 @@ function perform(call, effect) {
       return settle(call, effect);
     case READ_BODY:
       return readRequestBody(call);
+    case GONE:
+      return abandon(call, new TypeError("retryline: the client or its budget was freed while the call ran"));
     default:
       return shareStep(call, effect, (step) => feed(call, (calls, h, t, w) => step(calls, h, t, w)));
   }

@@ -7,7 +7,7 @@ import { now, wall } from "../platform/clock.js";
 import { aborted, clear, follow, FULFILLED, REJECTED, swallow, timer } from "../platform/race.js";
 import { describe } from "../platform/describe.js";
 import { attach, closeQuietly, detach } from "../platform/socket.js";
-import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, WRITE, PING, RESYNC, REPORT, STOPPED, NONE } from "../core/streams.js";
+import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, WRITE, PING, RESYNC, REPORT, STOPPED, NONE, GONE } from "../core/streams.js";
 import { shareStep } from "./share.js";
 
 /** Starts the stream `s` (js/api/stream.js made it). */
@@ -106,6 +106,9 @@ function perform(s, effect) {
       return report(s, effect.records);
     case STOPPED:
       return stopped(s, effect);
+    case GONE:
+      // Its client or budget was freed: it stops, and says so.
+      return stopped(s, { reason: "aborted", json: JSON.stringify({ reason: "aborted", message: `stream ${s.url}: aborted (its client or budget was freed)`, records: [] }) });
     default:
       return shareStep(s, effect, (step) => feed(s, step));
   }

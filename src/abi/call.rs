@@ -284,12 +284,18 @@ pub extern "C" fn rl_call_event(handle: u32, event: u32) -> u32 {
         (ms(now), ms(wall), event)
     });
     let (now, wall, event) = read;
-    with_call(handle, |call, client, budget| {
+    let stepped = with_call(handle, |call, client, budget| {
         let mut ctx = Ctx { now, wall, draws: &mut client.draws, budget };
         call.handle(event, &mut ctx);
     });
-    rl_call_poll(handle)
+    match stepped {
+        Some(()) => rl_call_poll(handle),
+        None => GONE,
+    }
 }
+
+/// The code that says the call, its client or its budget was freed: nothing can step it again.
+const GONE: u32 = 255;
 
 /// The call's next effect (see the module); 0 when there is none now.
 #[no_mangle]

@@ -16,6 +16,7 @@
 //! | 9 | report | | the records (JSON array) |
 //! | 10 | stopped | reason code | `{ reason, message, records }` |
 //! | 11–13 | a step on the shared budget | see [`super::share`] | |
+//! | 255 | gone: the stream, its client or its budget was freed | | |
 
 use super::cell::Local;
 use super::io::{self, len, with_args};
@@ -119,18 +120,23 @@ pub extern "C" fn rl_stream_event(handle: u32, event: u32) -> u32 {
         };
         (ms(now), ms(wall), event)
     });
-    STREAMS.with(|streams| {
-        let Some(slot) = streams.get_mut(handle) else { return };
+    let stepped = STREAMS.with(|streams| {
+        let slot = streams.get_mut(handle)?;
         CLIENTS.with(|clients| {
-            let Some(client) = clients.get_mut(slot.client) else { return };
+            let client = clients.get_mut(slot.client)?;
             BUDGETS.with(|budgets| {
-                let Some(budget) = budgets.get_mut(slot.budget) else { return };
+                let budget = budgets.get_mut(slot.budget)?;
                 let mut ctx = Ctx { now, wall, draws: &mut client.draws, budget };
                 slot.session.handle(event, &mut ctx);
+                Some(())
             })
         })
     });
-    rl_stream_poll(handle)
+    match stepped {
+        Some(()) => rl_stream_poll(handle),
+        // The stream, its client or its budget was freed: nothing can step it again.
+        None => 255,
+    }
 }
 
 /// The stream's next effect; 0 when there is none now.
