@@ -890,3 +890,20 @@ test("19. records are redacted: no secret query values, no header values, anywhe
     assert.equal(entry.headers["x-mbx-apikey"], secrets.header);
   }
 });
+
+test("a call holds its client: garbage collection of a client no one else holds does not break the call", async () => {
+  const v8 = await import("node:v8");
+  const vm = await import("node:vm");
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc");
+  mock.script(TICKER, [{ status: 503, delayMs: 50 }, { status: 200, body: { price: "1" } }]);
+  // The client is made inside the call's expression: nothing but the pending call holds it.
+  const pending = new RetryClient({ policy: FAST }).fetch(`${mock.url}${TICKER}`);
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await sleep(20);
+  }
+  const res = await pending;
+  assert.equal(res.status, 200);
+  assert.equal(mock.requests({ path: TICKER }).length, 2);
+});
