@@ -80,13 +80,13 @@ if (!only || only === "js") {
 
   // The same integration suites on the other supported lines, each its own step. Left out are the
   // tests of the toolchain rather than the runtime: the source layout (layers), the declarations
-  // (types: tsc), Chromium (www, share-tabs, stream-tabs, page-cores), the packed tarball in workerd and Vite (package/), and
+  // (types: tsc), Chromium (www, share-tabs, stream-tabs), the packed tarball in workerd and Vite (package/), and
   // examples.test.mjs's workerd, Wrangler-bundle, Chromium and Vite examples (its Node ones stay).
   // Two files at a time: hostile.test.mjs is most of a line's CPU and shares its core with no other
   // CPU-bound file (timing proofs): 70-95 s a line on a 2-core machine, not ~125 s one at a time.
   // The fleet (fleet.test.mjs, examples/fleet) runs once, on this machine's line, one file at a time:
   // four Node processes and a redis-server are a whole 2-core machine's CPU.
-  const toolchainOnly = /^tests\/js\/(layers|types|www|share-tabs|stream-tabs|page-cores|fleet)\.test\.mjs$|^tests\/js\/package\//;
+  const toolchainOnly = /^tests\/js\/(layers|types|www|share-tabs|stream-tabs|fleet)\.test\.mjs$|^tests\/js\/package\//;
   const suites = testFiles("tests/js").filter((path) => !toolchainOnly.test(path));
   const skip = "^examples/(workerd|cloudflare-worker|shared-tabs|vite-dashboard|fleet)";
   for (const { line, version, bin } of nodeLines) {

@@ -119,14 +119,14 @@ const jsAssets = () => readdirSync(join(dir, "dist", "assets")).filter((f) => f.
 
 const wasmAssets = () => readdirSync(join(dir, "dist", "assets")).filter((f) => f.endsWith(".wasm"));
 
-test("vite build of a fresh project: the wasm one asset file; the page loads its chunks and the wasm, and no chunk it never runs", () => {
+test("vite build of a fresh project: the core is one wasm asset; the page loads its chunks and that wasm, and no chunk it never runs", () => {
   const assets = readdirSync(join(dir, "dist", "assets"));
   const js = jsAssets();
   const code = js.map((f) => readFileSync(join(dir, "dist", "assets", f)));
   const text = code.map((b) => b.toString("utf8")).join("\n");
   assert.ok(!/node:fs|readFileSync/.test(text), "the chunks are the browser entry's, not the node one's");
-  const wasm = wasmAssets().find((f) => f.startsWith("browser-fetch-"));
-  assert.ok(wasm && text.includes(wasm), `a chunk refers to the emitted wasm asset of the fetch path (${assets.join(", ")})`);
+  const wasm = wasmAssets().find((f) => /^browser-(?!fetch-)/.test(f));
+  assert.ok(wasm && text.includes(wasm), `a chunk refers to the emitted wasm asset of the default entry's core (${assets.join(", ")})`);
   const wasmBytes = readFileSync(join(dir, "dist", "assets", wasm));
   const loaded = served.filter((p) => p.endsWith(".js")).map((p) => p.slice("/assets/".length));
   // Inlined wasm in a chunk is a long base64 literal (replay's own is one): the browser's is only
@@ -135,9 +135,9 @@ test("vite build of a fresh project: the wasm one asset file; the page loads its
     .some((m) => Buffer.from(m[1], "base64").equals(wasmBytes)));
   assert.ok(inlinedIn.every((f) => f.startsWith("browser-inline-") && !loaded.includes(f)), `the browser wasm inlined in a loaded chunk: ${inlinedIn}`);
   assert.deepEqual(served.filter((p) => !p.endsWith(".js") && p !== "/"), [`/assets/${wasm}`], "the page requested the HTML, its chunks and the wasm, nothing else");
-  // The page makes plain calls and replays: asFetch, and the rest (keyed calls, reconciliation,
-  // streams, tab locks, the whole core's loader), are chunks it never loads.
-  for (const lazy of ["as-fetch", "page-extras", "browser-inline"]) {
+  // The page makes plain calls and replays: asFetch and the inlined core (for bundlers that emit no
+  // asset) are chunks it never loads.
+  for (const lazy of ["as-fetch", "browser-inline"]) {
     const chunk = js.find((f) => f.startsWith(`${lazy}-`));
     assert.ok(chunk, `a chunk of its own for ${lazy}: ${js.join(", ")}`);
     assert.ok(!loaded.includes(chunk), `the page loaded ${chunk}, which it never runs`);
@@ -151,14 +151,12 @@ test("vite build of a fresh project: the wasm one asset file; the page loads its
   assert.deepEqual(pageProblems, []);
 });
 
-// One reference to each asset: the fetch path's (the entry's) and the whole core's (its lazy
-// chunk's); a second loader would ship a wasm twice. The page never fetched the whole core's.
-test("vite build emits each wasm once: the fetch path's, which the page loaded, and the whole core's, which it did not", () => {
+// One core per page: one wasm asset, referred to once (a second loader would ship it twice).
+test("vite build emits the core's wasm once: one core per page", () => {
   const emitted = wasmAssets();
-  assert.equal(emitted.length, 2, `wasm assets: ${emitted.join(", ")}`);
-  const whole = emitted.find((f) => /^browser-(?!fetch-)/.test(f));
-  assert.ok(whole && emitted.some((f) => f.startsWith("browser-fetch-")), `wasm assets: ${emitted.join(", ")}`);
-  assert.ok(!served.includes(`/assets/${whole}`), "the whole core was not fetched by a page that only calls and replays");
+  assert.deepEqual(emitted.map((f) => f.replace(/-[\w-]{8}\.wasm$/, ".wasm")), ["browser.wasm"], `wasm assets: ${emitted.join(", ")}`);
+  const js = jsAssets().map((f) => readFileSync(join(dir, "dist", "assets", f), "utf8")).join("\n");
+  assert.equal(js.split(emitted[0]).length - 1, 1, "one reference to the wasm asset");
 });
 
 test("in the page: imports are there and replay of the worked example equals Node's replay", async (t) => {
