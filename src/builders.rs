@@ -100,6 +100,16 @@ impl PolicyBuilder {
     pub fn build(self) -> Result<Policy, InvalidOption> {
         Policy::from_options(&self.0.into_loose())
     }
+    /// These fields over `base`, the ones left unset keeping base's: how a family's or a call's
+    /// policy is merged field by field, as JavaScript merges `policy` objects.
+    pub fn build_over(self, base: &Policy) -> Result<Policy, InvalidOption> {
+        base.with_options(&self.0.into_loose())
+    }
+    /// These fields with `later`'s set over them (`later` wins a field both set).
+    pub fn merged(self, later: PolicyBuilder) -> Self {
+        let fields = later.0 .0.into_iter().fold(self.0, |fields, (name, value)| fields.set(&name, value));
+        PolicyBuilder(fields)
+    }
 }
 
 /// Builds a [`BudgetConfig`]: the limits of every scope (per-scope limits: [`BudgetConfig::from_options`]).

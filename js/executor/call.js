@@ -8,7 +8,7 @@ import { FULFILLED, REJECTED, aborted, clear, follow, swallow, timer } from "../
 import { describe } from "../platform/describe.js";
 import { abortWith, query, request } from "./request.js";
 import { storeCall } from "./store.js";
-import { shareStep } from "./share.js";
+import { releaseHeld, shareStep } from "./share.js";
 import { NONE, SEND, ABORT, GET, SET, DELETE, ASK, QUERY, REPORT, DONE, READ_BODY, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING } from "../core/calls.js";
 
 /** Runs prepared call `call` (js/api/retry-client.js made it) to its settling. */
@@ -180,6 +180,7 @@ function end(call) {
     }
   }
   call.body?.cancel();
+  releaseHeld(call);
   for (const flight of call.flights.values()) {
     if (flight.done || flight.settled) continue;
     flight.done = true;

@@ -13,8 +13,11 @@ export function shareStep(run, effect, answer) {
     case ENTER: {
       if (shared === null) return answer((m, h, t, w) => m.entered(h, t, w, effect.seq, null));
       return void shared.enter(effect.withinMs).then((text) => {
+        // A string: the lock is this machine's (null: it was not granted in time). Only the lock it
+        // holds is ever let go by it: the realm's lock may be another machine's meanwhile.
+        run.holdsLock = typeof text === "string";
         // The machine is gone: the lock it asked for is let go at once.
-        if (run.done) return shared.leave(undefined, false);
+        if (run.done) return release(run, shared, undefined, false);
         let state = null;
         if (typeof text === "string" && text !== "") {
           try {
@@ -25,7 +28,7 @@ export function shareStep(run, effect, answer) {
       });
     }
     case LEAVE:
-      return shared?.leave(effect.state, effect.news);
+      return release(run, shared, effect.state, effect.news);
     case VISIT: {
       const visited = shared === null ? Promise.resolve(null) : shared.visit(effect.scope, effect.visit);
       return void visited.then((reply) => {
@@ -35,4 +38,16 @@ export function shareStep(run, effect, answer) {
       });
     }
   }
+}
+
+/** Stores `state` and lets go of the lock `run` holds, if it holds one. */
+function release(run, shared, state, news) {
+  if (!run.holdsLock) return;
+  run.holdsLock = false;
+  shared?.leave(state, news);
+}
+
+/** A machine that ends outside its brackets (abandoned) lets go of a lock it still holds. */
+export function releaseHeld(run) {
+  release(run, run.c.budget.shared, undefined, false);
 }

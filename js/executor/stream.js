@@ -8,7 +8,7 @@ import { aborted, clear, follow, FULFILLED, REJECTED, swallow, timer } from "../
 import { describe } from "../platform/describe.js";
 import { attach, closeQuietly, detach } from "../platform/socket.js";
 import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, WRITE, PING, RESYNC, REPORT, STOPPED, NONE, GONE } from "../core/streams.js";
-import { shareStep } from "./share.js";
+import { releaseHeld, shareStep } from "./share.js";
 
 /** Starts the stream `s` (js/api/stream.js made it). */
 export function run(s) {
@@ -224,6 +224,7 @@ export function gap(s) {
 function stopped(s, { reason, json }) {
   s.done = true;
   clear(s.timer);
+  releaseHeld(s);
   s.c.core.streams.free(s.handle);
   for (const socket of s.sockets.values()) {
     detach(socket);

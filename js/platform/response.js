@@ -40,7 +40,7 @@ export function head(value, weightHeader, waits = defaultWaits) {
       if (waits.retryAfter) retryAfter = header("retry-after");
       // A cross-origin response shows Retry-After only if the server exposes it (CORS).
       part = "type";
-      hidden = retryAfter === undefined && value.type === "cors";
+      hidden = waits.retryAfter && retryAfter === undefined && value.type === "cors";
       date = header("date");
       // RateLimit-Reset and kin count only where Retry-After says nothing (the core prefers it).
       if (retryAfter === undefined || !/^[ \t]*\d+[ \t]*$/.test(retryAfter)) {

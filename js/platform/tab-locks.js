@@ -127,32 +127,3 @@ export function shareListen(name, fn) {
   listeners.set(name, fn);
   channel(name);
 }
-
-// The Rust API's sleepers (src/web/platform/tabs.rs): a promise that resolves at the next news.
-const sleepers = new Map(); // share name -> Set of resolvers
-
-/** A promise that resolves when a hold or ban is next published under `name`, and its resolver
- * (to forget it with shareNewsDone when the sleep ends first); null without BroadcastChannel. */
-export function shareNews(name) {
-  try {
-    if (!channel(name)) return null;
-    if (!listeners.has(name)) {
-      listeners.set(name, () => {
-        const woken = sleepers.get(name);
-        sleepers.delete(name);
-        for (const resolve of woken ?? []) resolve();
-      });
-    }
-    let resolve;
-    const promise = new Promise((r) => (resolve = r));
-    if (!sleepers.has(name)) sleepers.set(name, new Set());
-    sleepers.get(name).add(resolve);
-    return [promise, resolve];
-  } catch {
-    return null;
-  }
-}
-
-export function shareNewsDone(name, resolve) {
-  sleepers.get(name)?.delete(resolve);
-}

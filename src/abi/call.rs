@@ -23,12 +23,11 @@ use super::io::{self, len, with_args};
 use super::share;
 use super::state::{Client, BUDGETS, CLIENTS};
 use super::{invalid, ms};
-use crate::budget::Priority;
-use crate::call::{Call, Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
-use crate::classify::{Observed, OperationKind};
+use crate::call::{Call, CallSpec, Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
+use crate::classify::Observed;
 use crate::input::{Invalid, InvalidOption, Loose, Problem};
 use crate::json::{to_json, FromLoose, Object};
-use crate::machine::{Operation, Start};
+use crate::machine::Operation;
 use crate::reconcile::Evidence;
 use crate::redact::Secrets;
 
@@ -121,38 +120,19 @@ fn fetch(
     wall: u64,
 ) -> Begun {
     let spec = match options? {
-        Loose::Absent => super::client::CallSpec::of(&owner.policy),
-        given => super::client::CallSpec::read(&given, &owner.policy).map_err(|e| (e, 1.0))?,
+        Loose::Absent => CallSpec::of(&owner.policy),
+        given => CallSpec::read(&given, &owner.policy).map_err(|e| (e, 1.0))?,
     };
     lacking(&spec).map_err(|e| (e, 1.0))?;
-    let kind = spec.operation.unwrap_or_else(|| OperationKind::from_method(method));
-    let scope = spec
-        .scope
-        .or_else(|| scope.map(str::to_owned))
-        .or_else(|| crate::scope::origin(url))
-        .unwrap_or_else(|| url.to_owned());
-    let url = match settings.secrets == Secrets::default() {
-        true => url.to_owned(),
-        false => settings.secrets.redact(url, true),
-    };
     if let Some(read_body) = spec.read_body {
         settings.read_body = read_body;
     }
-    let start = Start {
-        policy: spec.policy,
-        kind,
-        priority: spec.priority.unwrap_or(Priority::for_kind(kind)),
-        scope,
-        weight: spec.weight,
-        key: spec.key,
-        method: Some(method.to_owned()),
-        url: Some(url),
-    };
+    let start = spec.start(method, url, scope, &settings.secrets);
     Ok(Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall))
 }
 
 /// A call this build cannot run: the entry that can is named.
-fn lacking(spec: &super::client::CallSpec) -> Result<(), Invalid> {
+fn lacking(spec: &CallSpec) -> Result<(), Invalid> {
     let lacks = |field: &str, what: &'static str| Err(InvalidOption::boxed(field, Problem::NotInThisEntry { what }));
     if spec.key.is_some() && !cfg!(feature = "keyed") {
         return lacks("key", "a keyed call");

@@ -6,18 +6,12 @@
 use super::invalid;
 use super::io::{self, with_input};
 use super::state::{Client, CLIENTS};
-use crate::budget::Priority;
-use crate::classify::OperationKind;
 use crate::draw::Draws;
-use crate::input::read::{millis, name, whole};
+use crate::input::read::{flag, millis, whole};
 use crate::input::{Invalid, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
-use crate::json::FromLoose;
 use crate::policy::Policy;
 use crate::redact::normalized_name;
 use crate::text::split_once_byte;
-
-/// The most tokens one request may weigh.
-const MAX_WEIGHT: u64 = 1_000_000;
 
 /// A client from its options (`opts` bytes of wire form) and a seed the glue drew (used unless
 /// the options give one). Returns its handle, or 0 with the error (see [`invalid`]).
@@ -132,83 +126,4 @@ fn secret_names(value: &Loose) -> Result<Vec<String>, Invalid> {
     })?;
     names.extend(items.into_iter().flatten());
     Ok(names)
-}
-
-pub fn flag(field: &str, value: &Loose) -> Result<Option<bool>, Invalid> {
-    match value {
-        Loose::Absent => Ok(None),
-        Loose::Bool(b) => Ok(Some(*b)),
-        other => Err(InvalidOption::boxed(field, Problem::WrongType { expected: "a boolean", found: other.kind() })),
-    }
-}
-
-/// The third argument of `client.fetch`, as far as the core decides it.
-pub struct CallSpec {
-    pub policy: Policy,
-    pub operation: Option<OperationKind>,
-    pub priority: Option<Priority>,
-    pub key: Option<String>,
-    pub scope: Option<String>,
-    pub weight: u32,
-    /// The call's `readBody`, if it gives one.
-    pub read_body: Option<bool>,
-}
-
-impl CallSpec {
-    /// A call without options: the client's policy, everything else by default.
-    pub fn of(policy: &Policy) -> CallSpec {
-        CallSpec {
-            policy: policy.clone(),
-            operation: None,
-            priority: None,
-            key: None,
-            scope: None,
-            weight: 1,
-            read_body: None,
-        }
-    }
-
-    /// Reads the call's options over the client's `policy`.
-    pub fn read(options: &Loose, policy: &Policy) -> Result<CallSpec, Invalid> {
-        let mut call = CallSpec::of(policy);
-        let mut deadline = None;
-        for (field, value) in options.fields("options")? {
-            if value.is_absent() {
-                continue;
-            }
-            let f = field.as_str();
-            match f {
-                "policy" => call.policy = policy.read_over(value)?,
-                "operation" => call.operation = Some(operation(value)?),
-                "priority" => call.priority = Some(priority(value)?),
-                "key" => call.key = Some(name(f, value)?),
-                "scope" => call.scope = Some(name(f, value)?),
-                "weight" => call.weight = whole(f, value, 1, MAX_WEIGHT)? as u32,
-                "deadlineMs" => deadline = Some(millis(f, value)?),
-                "readBody" => call.read_body = flag(f, value)?,
-                _ => return Err(InvalidOption::boxed(f, Problem::UnknownField)),
-            }
-        }
-        if let Some(ms) = deadline {
-            // The call's deadline replaces the policy's; a longer attempt timeout is cut to it.
-            call.policy = call.policy.with_call_deadline("deadlineMs", ms)?;
-        }
-        Ok(call)
-    }
-}
-
-fn operation(value: &Loose) -> Result<OperationKind, Invalid> {
-    OperationKind::from_name(crate::input::read::text("operation", value)?)
-        .ok_or_else(|| InvalidOption::boxed("operation", Problem::UnknownName { allowed: OperationKind::NAMES }))
-}
-
-fn priority(value: &Loose) -> Result<Priority, Invalid> {
-    crate::input::read::text("priority", value)?;
-    // The saved-state reader's table; the error keeps this option's own wording.
-    Priority::read_loose(value).map_err(|_| {
-        InvalidOption::boxed(
-            "priority",
-            Problem::UnknownName { allowed: "\"reconcile\", \"order\", \"read\", \"refresh\"" },
-        )
-    })
 }

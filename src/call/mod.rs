@@ -27,10 +27,12 @@ mod flights;
 mod keyed;
 mod reconcile;
 mod settle;
+mod spec;
 mod steps;
 
 pub use effects::{Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
 pub use settle::Stopped;
+pub use spec::CallSpec;
 
 use std::collections::VecDeque;
 

@@ -212,6 +212,17 @@ pub(crate) mod read {
         }
     }
 
+    /// A boolean, or `None` when absent.
+    pub fn flag(field: &str, value: &Loose) -> Result<Option<bool>, Invalid> {
+        match value {
+            Loose::Absent => Ok(None),
+            Loose::Bool(b) => Ok(Some(*b)),
+            other => {
+                Err(InvalidOption::boxed(field, Problem::WrongType { expected: "a boolean", found: other.kind() }))
+            }
+        }
+    }
+
     /// [`super::name`].
     pub fn name(field: &str, value: &Loose) -> Result<String, Invalid> {
         let s = text(field, value)?;

@@ -5,31 +5,32 @@
 //! reconnects the core decides under the same policy limits and budget. (The npm package's JavaScript shell is js/,
 //! over the core's plain exports; it does not use this module.)
 //!
-//! Three layers, each importing only those below it; nothing here decides, every decision is the
+//! Four layers, each importing only those below it; nothing here decides, every decision is the
 //! core's:
 //!
 //! ```text
 //!  Rust caller
-//!      │   Client, ClientBuilder, CallOptions, Error, Stopped, SharedBudget, Reconciled,
-//!      │   Family, Match, Docs, Worksheet, WorksheetRow,
+//!      │   Client, ClientBuilder, CallOptions, PolicyLayer, ShouldRetry, RetryContext, Error,
+//!      │   Stopped, SharedBudget, Reconciled, Family, Match, Docs, Worksheet, WorksheetRow,
 //!      │   Stream, StreamOptions, StreamEvent, StreamState, Message, NotOpen
 //!      ▼
-//!  api/        checks what the caller gives, hands it to the driver, returns typed results
-//!      │
+//!  api/        checks what the caller gives (policies merged field by field), hands it down,
+//!      │       returns typed results
 //!      ▼
-//!  drivers/    drives the core's Operation: claim ─▶ buffer ─▶ budget step ─▶ attempt │ sleep
-//!      │       ─▶ settle; keyed state in the store; reconciliation of unknown outcomes;
-//!      │       a stream's Stream machine: sockets, connect timeouts, sleeps, checks, pace
+//!  executor/   carries out the core's call machine (crate::call): each effect it hands out —
+//!      │       send, abort, store, ask, share, report, done — done, what happened fed back, one timer
+//!  drivers/    a stream's driver: sockets, connect timeouts, sleeps, checks, pace, around the
+//!      │       core's Stream (until streams have a machine of their own)
 //!      ▼
 //!  platform/   the JavaScript it binds, every call that can throw guarded or `catch`:
-//!      │       values.js · waits.js · responses.js · tabs.js, clocks, timers, races,
-//!      │       abort, fetch, request, response, socket, inbox, store, JsValue → Loose
+//!      │       values.js · waits.js · responses.js · tab-locks.js, clocks, timers, settling
+//!      │       values, abort, fetch, request, response, socket, inbox, store, JsValue → Loose
 //!      ▼
-//!  core        (the crate without `web`) Operation, Policy, Budget, records, failure messages
+//!  core        (the crate without `web`) Call, Operation, Stream, Policy, Budget, records
 //! ```
 //!
-//! **Cancelling** is dropping the future: its timers are cleared and the attempt in flight is
-//! aborted (its `AbortSignal` fires). An order dropped in flight is kept unresolved in the store,
+//! **Cancelling** is dropping the future: its timer is cleared and the requests in flight are
+//! aborted (their `AbortSignal` fires). An order dropped in flight is kept unresolved in the store,
 //! as any unknown outcome is: reconcile it. To cancel from elsewhere, give the call a
 //! [`CallOptions::signal`] of your own and abort it: the call then ends with
 //! [`Reason::Aborted`](crate::Reason::Aborted).
@@ -51,11 +52,12 @@
 
 mod api;
 mod drivers;
+mod executor;
 mod platform;
 
 pub use api::{
-    CallOptions, Client, ClientBuilder, Docs, Error, Family, FamilyRequest, Match, Message, NotOpen, Reconciled,
-    SharedBudget, Stopped, Stream, StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern, Weight, Worksheet,
-    WorksheetRow,
+    CallOptions, Client, ClientBuilder, Docs, Error, Family, FamilyRequest, Match, Message, NotOpen, PolicyLayer,
+    Reconciled, RetryContext, SharedBudget, ShouldRetry, Stopped, Stream, StreamEvent, StreamOptions, StreamState,
+    TokenBucket, UrlPattern, Weight, Worksheet, WorksheetRow,
 };
 pub use platform::clock;

@@ -10,11 +10,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Promise, Reflect, JSON};
-use retryline::budget::BudgetConfig;
+use retryline::budget::{BudgetConfig, Limit};
 use retryline::classify::Observed;
 use retryline::record::Decision;
 use retryline::retry_after::RetryAfterForm;
-use retryline::web::{clock, CallOptions, Client, Error, SharedBudget};
+use retryline::web::{clock, CallOptions, Client, Error, Family, Match, SharedBudget, ShouldRetry};
 use retryline::{replay, AttemptRecord, Jitter, Loose, Policy, Reason, ReplaySpec};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -438,4 +438,150 @@ async fn a_late_read_is_hedged_and_the_faster_answer_wins() {
     assert_eq!((sent[0].1, sent[0].2, sent[1].1, sent[1].2), (false, Some(2), true, Some(2)));
     assert!(sent[1].3 >= sent[0].3 + 150, "the hedge went after its delay: {sent:?}");
     assert_eq!(server_log(&path).await.len(), 2);
+}
+
+/// Records as the client's observer hands them out, and the observer that keeps them.
+fn observed() -> (Rc<RefCell<Vec<AttemptRecord>>>, impl Fn(&AttemptRecord) + 'static) {
+    let records = Rc::new(RefCell::new(Vec::new()));
+    let kept = records.clone();
+    (records, move |record: &AttemptRecord| kept.borrow_mut().push(record.clone()))
+}
+
+/// `should_retry` is asked only about a retry the core admitted, with the attempt's record, status
+/// and response; `false` stops the call `non-retryable`, the refused record's limit `should-retry`.
+/// 400, 400, 200 with one retry of a 400 allowed: two requests (the README's example).
+#[wasm_bindgen_test]
+async fn should_retry_may_decline_a_retry_the_core_admitted() {
+    let path = runtime_path("should-retry");
+    script(&path, None, r#"[{"status":400},{"status":400},{"status":200}]"#).await;
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    let c = Client::builder()
+        .policy(policy(|p| p.base_delay_ms(5).max_delay_ms(5).max_attempts(5).retry_on(&[400, 429, 503])))
+        .should_retry(move |context| {
+            let status = context.response.as_ref().map(web_sys::Response::status);
+            seen.borrow_mut().push((context.attempt, context.status, context.record.decision, status));
+            async move { Ok(context.attempt < 2) }
+        })
+        .build();
+    let error = stopped(c.get(&url(&path), CallOptions::default()).await);
+    assert_eq!(error.reason(), Some(Reason::NonRetryable), "{error}");
+    assert_eq!(server_log(&path).await.len(), 2);
+    let sent = Decision::Sent;
+    assert_eq!(*asked.borrow(), [(1, Some(400), sent, Some(400)), (2, Some(400), sent, Some(400))]);
+    let last = error.records().last().cloned().expect("records");
+    assert_eq!(
+        (last.decision, last.reason, last.limit),
+        (Decision::Refused, Some(Reason::NonRetryable), Some(Limit::ShouldRetry))
+    );
+    assert!(error.to_string().contains("policy.shouldRetry declined the retry"), "{error}");
+}
+
+/// A call's predicate wins over its family's, which wins over the client's; an `Err` declines with
+/// its words in the record, and a predicate that never answers is cut by the deadline.
+#[wasm_bindgen_test]
+async fn a_calls_should_retry_wins_over_its_familys_and_one_that_hangs_is_cut_by_the_deadline() {
+    let path = runtime_path("should-retry-layers");
+    script(&path, None, r#"[{"status":503},{"status":503},{"status":200}]"#).await;
+    let family = Family::new("vetoed", Match::url(&url(&path)))
+        .should_retry(|_| async { Err("no retries on Fridays".to_owned()) });
+    let c = Client::builder()
+        .policy(policy(|p| p.base_delay_ms(5).max_delay_ms(5)))
+        .should_retry(|_| async { Ok(true) })
+        .families([family])
+        .expect("a valid family")
+        .build();
+    let error = stopped(c.get(&url(&path), CallOptions::default()).await);
+    assert_eq!(error.reason(), Some(Reason::NonRetryable), "the family's veto: {error}");
+    let words = error.records().last().and_then(|r| r.error.clone()).unwrap_or_default();
+    assert!(words.contains("no retries on Fridays"), "{words}");
+    assert_eq!(server_log(&path).await.len(), 1);
+    let own = CallOptions { should_retry: Some(ShouldRetry::new(|_| async { Ok(true) })), ..CallOptions::default() };
+    c.get(&url(&path), own).await.expect("the call's own yes: 503, then 200");
+    assert_eq!(server_log(&path).await.len(), 3);
+
+    let hanging = runtime_path("should-retry-hangs");
+    script(&hanging, None, r#"[{"status":503},{"status":200}]"#).await;
+    let never = ShouldRetry::new(|_| std::future::pending::<Result<bool, String>>());
+    let own = CallOptions {
+        deadline_ms: Some(600),
+        policy_fields: Some(Policy::builder().attempt_timeout_ms(200)),
+        should_retry: Some(never),
+        ..CallOptions::default()
+    };
+    let error = stopped(c.get(&url(&hanging), own).await);
+    assert_eq!(error.reason(), Some(Reason::NonRetryable), "{error}");
+    let words = error.records().last().and_then(|r| r.error.clone()).unwrap_or_default();
+    assert!(words.contains("did not answer before the deadline"), "{words}");
+    assert_eq!(server_log(&hanging).await.len(), 1);
+}
+
+/// A 429 with `RateLimit-Reset: 1` (exposed to a page by CORS) and no Retry-After: the retry waits
+/// out the reset, and its record names the header. A family whose `provider_wait_headers` are
+/// `["Retry-After"]` does not read it; a header the core does not read is refused, named.
+#[wasm_bindgen_test]
+async fn reset_headers_are_provider_waits_and_a_family_narrows_them() {
+    let expose = r#""access-control-expose-headers":"RateLimit-Reset, Retry-After, Date""#;
+    let reset_of = |seconds: u32| {
+        format!(r#"[{{"status":429,"headers":{{"RateLimit-Reset":"{seconds}",{expose}}}}},{{"status":200}}]"#)
+    };
+    let quick = policy(|p| p.base_delay_ms(10).max_delay_ms(10));
+    let path = runtime_path("reset");
+    script(&path, None, &reset_of(1)).await;
+    let (records, observer) = observed();
+    let c = Client::builder().policy(quick.clone()).on_attempt(observer).build();
+    c.get(&url(&path), CallOptions::default()).await.expect("after the reset");
+    let log = server_log(&path).await;
+    assert!(log[1].0 - log[0].1 >= 1000.0 - 1.0, "retried {} ms after a reset of 1 s", log[1].0 - log[0].1);
+    assert_eq!(records.borrow()[1].retry_after, Some(RetryAfterForm::RateLimitReset));
+
+    let narrowed = runtime_path("reset-narrowed");
+    script(&narrowed, None, &reset_of(2)).await;
+    let family =
+        Family::new("trust Retry-After alone", Match::url(&url(&narrowed))).provider_wait_headers(&["Retry-After"]);
+    let (records, observer) = observed();
+    let c = Client::builder().policy(quick).on_attempt(observer).families([family]).expect("valid").build();
+    c.get(&url(&narrowed), CallOptions::default()).await.expect("after the backoff");
+    let log = server_log(&narrowed).await;
+    assert!(log[1].0 - log[0].1 < 1500.0, "{} ms: the reset header is not the family's", log[1].0 - log[0].1);
+    // A page cannot tell a Retry-After a cross-origin response lacks from one it hides.
+    let unseen = if crate::RUNTIME == "chrome" { Some(RetryAfterForm::Unreadable) } else { None };
+    assert_eq!(records.borrow()[1].retry_after, unseen, "in {}", crate::RUNTIME);
+    assert_eq!(c.worksheet().rows[0].provider_wait_headers, ["retry-after"]);
+
+    let unread = Family::new("x", Match::url("https://x.test/*")).provider_wait_headers(&["X-Wait-Ms"]);
+    let error = Client::builder().families([unread]).err().expect("not a provider wait header");
+    let message = error.to_string();
+    assert!(message.contains(r#"providerWaitHeaders: "x-wait-ms" is not a header retryline reads"#), "{message}");
+}
+
+/// A family's policy and a call's are merged field by field over the client's: the family's 2
+/// attempts with the call's 400 ms wait. A whole policy replaces every field; a merge that does
+/// not hold names the field.
+#[wasm_bindgen_test]
+async fn a_familys_policy_and_a_calls_are_merged_field_by_field() {
+    let path = runtime_path("merged");
+    script(&path, None, r#"[{"status":503},{"status":503},{"status":503},{"status":503}]"#).await;
+    let family = Family::new("two attempts", Match::url(&url(&path))).policy(Policy::builder().max_attempts(2));
+    let client_policy = policy(|p| p.max_attempts(5).base_delay_ms(10).max_delay_ms(10));
+    let c = Client::builder().policy(client_policy).families([family]).expect("valid").build();
+    let slower = CallOptions {
+        policy_fields: Some(Policy::builder().base_delay_ms(400).max_delay_ms(400)),
+        ..CallOptions::default()
+    };
+    let error = stopped(c.get(&url(&path), slower).await);
+    assert_eq!(error.reason(), Some(Reason::Attempts), "{error}");
+    let log = server_log(&path).await;
+    assert_eq!(log.len(), 2, "the family's 2 attempts");
+    assert!(log[1].0 - log[0].1 >= 400.0 - 1.0, "the call's 400 ms wait: {} ms", log[1].0 - log[0].1);
+
+    let whole = CallOptions { policy: Some(policy(|p| p.max_attempts(1))), ..CallOptions::default() };
+    stopped(c.get(&url(&path), whole).await);
+    assert_eq!(server_log(&path).await.len(), 3, "a whole policy: its one attempt");
+
+    let below = CallOptions { policy_fields: Some(Policy::builder().max_delay_ms(1)), ..CallOptions::default() };
+    let (error, message) = invalid_message(c.get(&url(&path), below).await);
+    assert!(error.is_instance_of::<js_sys::RangeError>(), "{message}");
+    assert!(message.starts_with(r#"fetch: family "two attempts": policy.maxDelayMs"#), "{message}");
+    assert_eq!(server_log(&path).await.len(), 3, "nothing sent");
 }

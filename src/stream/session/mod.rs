@@ -13,13 +13,15 @@
 //! As for a call ([`crate::call`]): feed an event, drain [`Session::poll`], arm one timer at
 //! [`Session::poll_timeout`]. `links.rs` holds the sockets' lives, `pace.rs` sending.
 
+mod effects;
 mod links;
 mod pace;
+
+pub use effects::{SessionEffect, SessionEvent, SessionSettings, StreamState};
 
 use std::collections::VecDeque;
 
 use super::Stream;
-use crate::budget::shared::SharedState;
 use crate::budget::sharing::{Answered, Bracket, Share, Step};
 use crate::call::Ctx;
 use crate::failure::{Failure, Note};
@@ -27,106 +29,6 @@ use crate::machine::Action;
 use crate::reason::Reason;
 use crate::record::AttemptRecord;
 use pace::Pace;
-
-/// What a stream shows its listeners.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StreamState {
-    /// A connection attempt is under way.
-    Connecting,
-    /// Connected and delivering.
-    Open,
-    /// Connected, but silent for `staleAfterMs` (or resyncing).
-    Stale,
-    /// Between attempts: a backoff, a provider's wait, a ban.
-    Waiting,
-    /// Over: closed by the caller or stopped by its policy.
-    Stopped,
-}
-
-impl StreamState {
-    /// Its name, as `stream.state` says it.
-    pub fn name(self) -> &'static str {
-        match self {
-            StreamState::Connecting => "connecting",
-            StreamState::Open => "open",
-            StreamState::Stale => "stale",
-            StreamState::Waiting => "waiting",
-            StreamState::Stopped => "stopped",
-        }
-    }
-}
-
-/// What a session needs beyond its stream's options, fixed when it begins.
-#[derive(Clone, Debug, Default)]
-pub struct SessionSettings {
-    /// The caller gave `onOpen`: it runs on each connection before the connection counts as up.
-    pub on_open: bool,
-    /// The caller gave `resync`: it runs after each open, and on a gap; the stream is stale meanwhile.
-    pub resync: bool,
-    /// A ping is sent when nothing was heard for this long (ms).
-    pub heartbeat_ms: Option<u64>,
-    /// Someone reads records as they are made.
-    pub observed: bool,
-}
-
-/// What the shell does next.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SessionEffect {
-    /// A step on the shared budget (see [`Share`]).
-    Share(Share),
-    /// Open a socket for connection `link`.
-    Connect(u32),
-    /// Close socket `link` with this code and reason, its listeners gone first (nothing it does
-    /// afterwards is told).
-    Close(u32, u16, &'static str),
-    /// Run the caller's `onOpen` on socket `link`; answer `OnOpenDone`.
-    OnOpen(u32),
-    /// The stream's state changed.
-    State(StreamState),
-    /// The message just fed goes to the stream's listeners.
-    Deliver,
-    /// Write message `id` on socket `link` (if it is still there).
-    Write(u32, u32),
-    /// Send the caller's heartbeat on socket `link` (as a `Send`).
-    Ping(u32),
-    /// Run the caller's `resync` (round `n`); answer `Resynced`.
-    Resync(u32),
-    /// Hand the new records to the observers ([`Session::take_records`]).
-    Report,
-    /// The stream stopped, for this reason ([`Session::stop_json`] says more).
-    Stopped(Reason),
-}
-
-/// What happened, fed to [`Session::handle`].
-#[derive(Clone, Debug, PartialEq)]
-pub enum SessionEvent {
-    /// The stream begins.
-    Start,
-    /// The shell holds the shared budget of bracket `seq` (tabs: its stored state, if read).
-    Entered(u32, Option<SharedState>),
-    /// Socket `link` opened.
-    Opened(u32),
-    /// The caller's `onOpen` on socket `link` finished, or threw (what).
-    OnOpenDone(u32, Result<(), String>),
-    /// A message arrived on socket `link`.
-    Message(u32),
-    /// Socket `link` closed: its code and reason.
-    Closed(u32, u16, String),
-    /// Socket `link`'s upgrade was refused with this status, `Retry-After` and `Date`.
-    Refused(u32, u16, Option<String>, Option<String>),
-    /// Socket `link` could not be made: what the platform said.
-    Failed(u32, String),
-    /// The shell's timer fired.
-    Timer,
-    /// The caller (or `onOpen`'s facade, or a ping) sends message `id` on socket `link`.
-    Send(u32, u32),
-    /// The caller closes the stream.
-    Close,
-    /// The caller's `resync` of round `n` finished (`true`) or failed.
-    Resynced(u32, bool),
-    /// The caller reports a gap: the stream is stale until it is resynced.
-    Gap,
-}
 
 /// A socket of the session.
 #[derive(Clone, Copy, Debug)]

@@ -1,5 +1,6 @@
 //! How a [`Client`] is made: [`Client::new`], or [`Client::builder`] for more than a policy.
 
+use std::future::Future;
 use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
@@ -8,9 +9,10 @@ use super::client::Client;
 use super::error::Error;
 use super::family::{check_families, Family};
 use super::shared_budget::SharedBudget;
+use super::should_retry::{RetryContext, ShouldRetry};
 use crate::policy::Policy;
 use crate::record::AttemptRecord;
-use crate::web::drivers::driver::{Driver, Held, Observer};
+use crate::web::executor::{Executor, Held, Observer};
 use crate::web::platform::errors::invalid;
 use crate::web::platform::store::Store;
 
@@ -18,7 +20,8 @@ use crate::web::platform::store::Store;
 ///
 /// # Default
 /// [`Policy::default`], a budget of its own (no token limit; the retry quota on), random jitter,
-/// this client's memory for a store, no observer, bodies not read, no endpoint families.
+/// this client's memory for a store, no observer, bodies not read, no endpoint families, no
+/// `should_retry` (every retry the core admits goes).
 #[derive(Default)]
 pub struct ClientBuilder {
     policy: Option<Policy>,
@@ -28,6 +31,7 @@ pub struct ClientBuilder {
     observer: Option<Observer>,
     read_body: bool,
     families: Vec<Family>,
+    should_retry: Option<ShouldRetry>,
 }
 
 impl ClientBuilder {
@@ -70,8 +74,19 @@ impl ClientBuilder {
         self
     }
 
+    /// The veto over every call's retries (see [`ShouldRetry`]); a family's or a call's own wins
+    /// over it (default: none).
+    pub fn should_retry<F, Fut>(mut self, decide: F) -> Self
+    where
+        F: Fn(RetryContext) -> Fut + 'static,
+        Fut: Future<Output = Result<bool, String>> + 'static,
+    {
+        self.should_retry = Some(ShouldRetry::new(decide));
+        self
+    }
+
     /// Endpoint families, first match wins: a call a family takes runs under its options, the
-    /// call's own overriding them field by field (see [`Family`]). `Err` names the first family
+    /// call's own overriding them field by field, policies merged (see [`Family`]). `Err` names the first family
     /// that is not valid, e.g. `families[1] (orders): weight must be at least 1`.
     pub fn families(mut self, families: impl IntoIterator<Item = Family>) -> Result<Self, Error> {
         let families: Vec<Family> = families.into_iter().collect();
@@ -84,8 +99,10 @@ impl ClientBuilder {
     pub fn build(self) -> Client {
         let store = self.store.unwrap_or_else(Store::memory);
         let policy = self.policy.unwrap_or_default();
-        let driver = Driver::new(policy, self.budget, self.seed, store, self.observer, self.read_body);
-        Client { driver: Rc::new(driver), families: self.families.into() }
+        let should_retry = self.should_retry.map(|s| s.0);
+        let executor =
+            Executor::new(policy, self.budget, self.seed, store, self.observer, self.read_body, should_retry);
+        Client { executor: Rc::new(executor), families: self.families.into() }
     }
 }
 

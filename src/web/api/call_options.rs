@@ -3,20 +3,31 @@
 
 use web_sys::AbortSignal;
 
+use super::policy_layer::{layered, PolicyLayer};
+use super::should_retry::ShouldRetry;
 use crate::budget::Priority;
+use crate::builders::PolicyBuilder;
 use crate::classify::OperationKind;
 use crate::input::{name, InvalidOption, Loose, Problem};
 use crate::policy::Policy;
-use crate::web::drivers::call::CallSpec;
+use crate::web::executor::CallSpec;
+use crate::web::platform::response::Waits;
 
 /// The most a call may weigh (as the JavaScript `weight` option).
 const MAX_WEIGHT: u32 = 1_000_000;
 
 /// What one call asks beyond the client's defaults; `CallOptions::default()` asks nothing.
+///
+/// # Default
+/// The client's policy (or its family's, merged over it), the operation from the method, no
+/// key, the URL's origin as scope, weight 1, the client's `read_body` and `should_retry`.
 #[derive(Clone, Debug, Default)]
 pub struct CallOptions {
-    /// Replaces the client's policy for this call.
+    /// Replaces the policy this call would run under (the client's, or its family's).
     pub policy: Option<Policy>,
+    /// Sets these fields of the policy for this call, merged field by field over its family's
+    /// (or the client's, or [`policy`](Self::policy) if given), as JavaScript's `policy` option is.
+    pub policy_fields: Option<PolicyBuilder>,
     /// `read` or `order` (default: from the method — POST, PUT, PATCH and DELETE are orders).
     pub operation: Option<OperationKind>,
     /// Who goes first when the budget is short (default: `order` for orders, `read` otherwise).
@@ -33,6 +44,8 @@ pub struct CallOptions {
     pub signal: Option<AbortSignal>,
     /// Read the body inside the attempt timeout (default: the client's choice).
     pub read_body: Option<bool>,
+    /// This call's veto over its retries (default: its family's, else the client's).
+    pub should_retry: Option<ShouldRetry>,
 }
 
 impl CallOptions {
@@ -41,12 +54,15 @@ impl CallOptions {
         CallOptions { operation: Some(OperationKind::Order), key: Some(key.to_owned()), ..CallOptions::default() }
     }
 
-    /// Checked as the JavaScript options are, into what the driver runs.
-    pub(super) fn checked(self, client_policy: &Policy) -> Result<CallSpec, InvalidOption> {
+    /// Checked as the JavaScript options are, into what the executor runs: the policy is its own
+    /// over its family's (`family`) over the client's, field by field.
+    pub(super) fn checked(self, client: &Policy, family: Option<&PolicyLayer>) -> Result<CallSpec, InvalidOption> {
         let text = |field: &str, value: Option<String>| value.map(|v| name(field, &Loose::Text(v))).transpose();
         let weight = self.weight.unwrap_or(1);
         check_weight(weight)?;
-        let mut policy = self.policy.unwrap_or_else(|| client_policy.clone());
+        let own = [self.policy.map(PolicyLayer::Whole), self.policy_fields.map(PolicyLayer::Fields)];
+        let layers: Vec<PolicyLayer> = family.cloned().into_iter().chain(own.into_iter().flatten()).collect();
+        let mut policy = layered(client, &layers)?;
         if let Some(ms) = self.deadline_ms {
             policy = policy.with_call_deadline("deadlineMs", ms)?;
         }
@@ -59,6 +75,8 @@ impl CallOptions {
             weight,
             signal: self.signal,
             read_body: self.read_body,
+            should_retry: self.should_retry.map(|s| s.0),
+            waits: Waits::default(),
         })
     }
 }

@@ -8,7 +8,7 @@ use super::call_options::CallOptions;
 use super::error::Error;
 use super::family::{Family, FamilyRequest};
 use crate::text;
-use crate::web::drivers::driver::Driver;
+use crate::web::executor::{Executor, Settled};
 use crate::web::platform::errors::{invalid, type_error};
 use crate::web::platform::values::kind;
 
@@ -17,7 +17,7 @@ use crate::web::platform::values::kind;
 /// Made by [`Client::new`] or [`Client::builder`].
 #[derive(Clone)]
 pub struct Client {
-    pub(super) driver: Rc<Driver>,
+    pub(super) executor: Rc<Executor>,
     /// Endpoint families, in the order declared: the first that takes a request gives its options.
     pub(super) families: Rc<[Family]>,
 }
@@ -63,31 +63,39 @@ impl Client {
         body: Option<&str>,
         options: CallOptions,
     ) -> Result<web_sys::Response, Error> {
-        let policy = self.driver.policy();
-        let checked = |options: CallOptions| options.checked(policy).map_err(|e| invalid("fetch options", &e));
-        let call = if self.families.is_empty() {
-            let spec = checked(options).map_err(Error::Invalid)?;
-            self.driver.prepare(input, init, spec)
-        } else {
-            // The call's own options are checked before the request is built, as without families.
-            checked(options.clone()).map_err(Error::Invalid)?;
-            self.driver.prepare_with(input, init, |method, url| {
-                let request = FamilyRequest { method, url, body };
-                match self.families.iter().find(|f| f.matcher.test(method, url)) {
-                    None => checked(options),
-                    Some(family) => {
-                        let context = text::join(&["fetch: family \"", family.name(), "\""]);
-                        let merged = family.under(options, &request)?;
-                        merged.checked(policy).map_err(|e| invalid(&context, &e))
-                    }
-                }
-            })
+        let policy = self.executor.policy();
+        let checked = |options: CallOptions, family: Option<&Family>| {
+            let layer = family.and_then(|f| f.policy.as_ref());
+            options.checked(policy, layer)
+        };
+        // The call's own options are checked before the request is built, with or without families
+        // (its policy fields, with a family, once merged over the family's).
+        let context = "fetch options";
+        let kept = (!self.families.is_empty()).then(|| options.clone());
+        let own = match kept.is_some() {
+            true => CallOptions { policy: None, policy_fields: None, ..options },
+            false => options,
+        };
+        let own = checked(own, None).map_err(|e| Error::Invalid(invalid(context, &e)))?;
+        let running = self.executor.prepare(input, init, |method, url| {
+            let Some(family) = self.families.iter().find(|f| f.matcher.test(method, url)) else {
+                return kept.map_or(Ok(own), |options| checked(options, None).map_err(|e| invalid(context, &e)));
+            };
+            let named = text::join(&["fetch: family \"", family.name(), "\""]);
+            let request = FamilyRequest { method, url, body };
+            let merged = family.under(kept.unwrap_or_default(), &request)?;
+            let mut spec = checked(merged, Some(family)).map_err(|e| invalid(&named, &e))?;
+            spec.waits = family.waits();
+            Ok(spec)
+        });
+        // Dropped before it ends: its timer is cleared and its requests aborted.
+        match running.map_err(Error::Invalid)?.await {
+            Settled::Response(response) => response.dyn_into::<web_sys::Response>().map_err(|other| {
+                Error::Invalid(type_error(&text::join(&["fetch gave ", kind(&other), ", not a Response"])))
+            }),
+            Settled::Stopped(stopped) => Err(Error::Stopped(stopped)),
+            Settled::Thrown(error) => Err(Error::Invalid(error)),
+            Settled::Reconciled(_) => Err(Error::Invalid(type_error("fetch ended as a reconciliation"))),
         }
-        .map_err(Error::Invalid)?;
-        // Dropped before it ends: its timers are cleared by their races, its request aborted by the attempt.
-        let response = self.driver.run(call).await?;
-        response.dyn_into::<web_sys::Response>().map_err(|other| {
-            Error::Invalid(type_error(&text::join(&["fetch gave ", kind(&other), ", not a Response"])))
-        })
     }
 }

@@ -5,7 +5,8 @@ use wasm_bindgen::JsValue;
 
 use crate::reason::Reason;
 use crate::record::AttemptRecord;
-use crate::web::drivers::failed::{Failed, Failure};
+use crate::web::drivers::stream::Failure;
+pub use crate::web::executor::Stopped;
 use crate::web::platform::errors::describe;
 
 /// How a call ended without a successful response.
@@ -16,21 +17,6 @@ pub enum Error {
     /// An option or the request was invalid (a `TypeError`/`RangeError` naming the field), or the
     /// request's body could not be read: nothing was sent.
     Invalid(JsValue),
-}
-
-/// An operation that stopped without success: what `RetryError` carries in JavaScript.
-#[derive(Debug)]
-pub struct Stopped {
-    /// Why it stopped.
-    pub reason: Reason,
-    /// "POST https://…/order: unknown-outcome after 1 request: the order may have executed; …"
-    pub message: String,
-    /// The order's key, if it had one.
-    pub key: Option<String>,
-    /// The provider's last response (body unread, URL redacted), if there was one.
-    pub response: Option<web_sys::Response>,
-    /// Every attempt, sent or refused, in order.
-    pub records: Vec<AttemptRecord>,
 }
 
 impl Error {
@@ -70,15 +56,11 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-impl From<Failed> for Error {
-    fn from(failed: Failed) -> Error {
-        match failed {
-            Failed::Stopped(failure) => {
-                let message = failure.message();
-                let Failure { reason, key, response, records, .. } = *failure;
-                Error::Stopped(Box::new(Stopped { reason, message, key, response, records }))
-            }
-            Failed::Thrown(error) => Error::Invalid(error),
-        }
+/// How a stream stopped.
+impl From<Box<Failure>> for Error {
+    fn from(failure: Box<Failure>) -> Error {
+        let message = failure.message();
+        let Failure { reason, key, response, records, .. } = *failure;
+        Error::Stopped(Box::new(Stopped { reason, message, key, response, records }))
     }
 }

@@ -2,20 +2,25 @@
 //! call options they run under — checked as the JavaScript `families` option is.
 //!
 //! The first family whose match takes a request wins; the call's own [`CallOptions`] override
-//! it field by field. **Policies are not merged** (a [`Policy`] is a whole, validated value): the
-//! call's policy, if it gives one, replaces the family's, which replaces the client's.
+//! it field by field, and policies are merged field by field too, as in JavaScript: the call's
+//! policy fields over the family's over the client's (a whole [`Policy`] gives every field).
 
+use std::future::Future;
 use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
 
 use super::call_options::{check_weight, CallOptions};
+use super::policy_layer::{layered, PolicyLayer};
+use super::should_retry::{RetryContext, ShouldRetry};
 use crate::budget::Priority;
 use crate::classify::OperationKind;
 use crate::input::{name, InvalidOption, Loose, Problem};
 use crate::policy::Policy;
+use crate::retry_after::RESET_HEADER_NAMES;
 use crate::text;
 use crate::web::platform::errors::{invalid, type_error};
+use crate::web::platform::response::Waits;
 use crate::worksheet::{iso_day, Declared, Docs, Match};
 
 /// What a family's functions are given of a request. `body` is the text body given to
@@ -46,16 +51,34 @@ pub struct Family {
     pub(super) weight: Option<u32>,
     pub(super) weight_by: Option<WeightFn>,
     pub(super) priority: Option<Priority>,
-    pub(super) policy: Option<Policy>,
+    pub(super) policy: Option<PolicyLayer>,
     pub(super) key: Option<KeyFn>,
     pub(super) docs: Option<Docs>,
+    pub(super) should_retry: Option<ShouldRetry>,
+    /// As given (checked by [`check_families`]); `None`: every provider wait header.
+    pub(super) provider_wait_headers: Option<Vec<String>>,
 }
 
 impl Family {
     /// The family `name` of the requests `matcher` takes.
     pub fn new(name: &str, matcher: Match) -> Family {
         let (operation, scope, weight, weight_by, priority, policy, key, docs) = Default::default();
-        Family { name: name.to_owned(), matcher, operation, scope, weight, weight_by, priority, policy, key, docs }
+        let (should_retry, provider_wait_headers) = (None, None);
+        let name = name.to_owned();
+        Family {
+            name,
+            matcher,
+            operation,
+            scope,
+            weight,
+            weight_by,
+            priority,
+            policy,
+            key,
+            docs,
+            should_retry,
+            provider_wait_headers,
+        }
     }
 
     /// `read`, `idempotent` or `order` (default: from the method).
@@ -89,9 +112,32 @@ impl Family {
         self
     }
 
-    /// Replaces the client's policy for the family's calls (a call's own policy replaces it).
-    pub fn policy(mut self, policy: Policy) -> Family {
-        self.policy = Some(policy);
+    /// The policy of the family's calls: a whole [`Policy`] replaces the client's, a
+    /// [`PolicyBuilder`](crate::builders::PolicyBuilder) sets its fields over the client's. A
+    /// call's own policy fields are merged over it field by field (default: the client's policy).
+    pub fn policy(mut self, policy: impl Into<PolicyLayer>) -> Family {
+        self.policy = Some(policy.into());
+        self
+    }
+
+    /// The family's veto over its calls' retries (see [`ShouldRetry`]); a call's own wins over it
+    /// (default: the client's).
+    pub fn should_retry<F, Fut>(mut self, decide: F) -> Family
+    where
+        F: Fn(RetryContext) -> Fut + 'static,
+        Fut: Future<Output = Result<bool, String>> + 'static,
+    {
+        self.should_retry = Some(ShouldRetry::new(decide));
+        self
+    }
+
+    /// Narrows the provider wait headers its responses may set (any case): of `Retry-After`,
+    /// `RateLimit-Reset`, `X-RateLimit-Reset`, `X-RateLimit-Retry-After` and `X-Rate-Limit-Reset`
+    /// (the default: all), only these — e.g. `&["Retry-After"]` where the provider says to trust it
+    /// alone. [`ClientBuilder::families`](super::ClientBuilder::families) refuses an empty list or
+    /// a header the core does not read.
+    pub fn provider_wait_headers(mut self, names: &[&str]) -> Family {
+        self.provider_wait_headers = Some(names.iter().map(|n| n.to_ascii_lowercase()).collect());
         self
     }
 
@@ -112,14 +158,28 @@ impl Family {
         &self.name
     }
 
+    /// The provider wait headers its responses are read for.
+    pub(super) fn waits(&self) -> Waits {
+        let Some(names) = &self.provider_wait_headers else { return Waits::default() };
+        let named = |name: &str| names.iter().any(|n| n == name);
+        let resets = RESET_HEADER_NAMES.iter().enumerate().filter(|(_, name)| named(name));
+        Waits { retry_after: named("retry-after"), resets: resets.fold(0, |mask, (i, _)| mask | 1 << i) }
+    }
+
+    /// Its policy over the client's (the client's if that does not hold).
+    pub(super) fn policy_over(&self, client: &Policy) -> Policy {
+        layered(client, self.policy.as_slice()).unwrap_or_else(|_| client.clone())
+    }
+
     /// What the worksheet is told of it.
     pub(super) fn declared(&self) -> Declared<'_> {
         let (scope, docs) = (self.scope.as_deref(), self.docs.as_ref());
         Declared { name: &self.name, matcher: &self.matcher, scope, weight_by_request: self.weight_by.is_some(), docs }
     }
 
-    /// Its options under the call's own `given` (which win field by field) for `request`.
-    /// Its functions run here, only where the call leaves their field unset.
+    /// Its options under the call's own `given` (which win field by field) for `request`; its
+    /// policy is laid under the call's when the call is checked. Its functions run here, only
+    /// where the call leaves their field unset.
     pub(super) fn under(&self, given: CallOptions, request: &FamilyRequest) -> Result<CallOptions, JsValue> {
         let context = || text::join(&["fetch: family \"", &self.name, "\""]);
         let weight = match (&given.weight, &self.weight_by) {
@@ -135,12 +195,12 @@ impl Family {
             _ => None,
         };
         Ok(CallOptions {
-            policy: given.policy.or_else(|| self.policy.clone()),
             operation: given.operation.or(self.operation),
             priority: given.priority.or(self.priority),
             key: given.key.or(key),
             scope: given.scope.or_else(|| self.scope.clone()),
             weight: given.weight.or(weight),
+            should_retry: given.should_retry.or_else(|| self.should_retry.clone()),
             ..given
         })
     }
@@ -157,6 +217,9 @@ fn check(family: &Family) -> Result<(), InvalidOption> {
         name("scope", &Loose::Text(scope.clone()))?;
     }
     family.weight.map_or(Ok(()), check_weight)?;
+    if family.provider_wait_headers.as_ref().is_some_and(Vec::is_empty) {
+        return Err(InvalidOption::new("providerWaitHeaders", Problem::Empty));
+    }
     let Some(docs) = &family.docs else { return Ok(()) };
     if docs.checked.as_deref().is_some_and(|c| iso_day(c).is_none()) {
         let problem = Problem::WrongType { expected: "an ISO date (YYYY-MM-DD)", found: "another string" };
@@ -188,6 +251,18 @@ pub(super) fn check_families(families: &[Family]) -> Result<(), JsValue> {
             return Err(type_error(&text::join(&[&named, ": match needs a method or a url"])));
         }
         check(family).map_err(|e| invalid(&named, &e))?;
+        let read = |name: &String| name == "retry-after" || RESET_HEADER_NAMES.contains(&name.as_str());
+        if let Some(unread) = family.provider_wait_headers.iter().flatten().find(|name| !read(name)) {
+            let known = text::join(&["retry-after, ", &RESET_HEADER_NAMES.join(", ")]);
+            return Err(type_error(&text::join(&[
+                &named,
+                ": providerWaitHeaders: \"",
+                unread,
+                "\" is not a header retryline reads as a provider wait (",
+                &known,
+                ")",
+            ])));
+        }
     }
     Ok(())
 }

@@ -1,15 +1,18 @@
-//! The Rust API: [`Client`] (made by [`ClientBuilder`]), [`CallOptions`], [`Family`], [`Worksheet`], [`Error`] and
-//! [`Stopped`], [`SharedBudget`], [`Reconciled`]; streams: [`Stream`], [`StreamOptions`],
-//! [`StreamEvent`], [`StreamState`], [`Message`], [`NotOpen`]. It checks what the caller gives and hands it to
-//! the driver; the driver's results come back as these types.
+//! The Rust API: [`Client`] (made by [`ClientBuilder`]), [`CallOptions`], [`PolicyLayer`],
+//! [`ShouldRetry`] and its [`RetryContext`], [`Family`], [`Worksheet`], [`Error`] and [`Stopped`],
+//! [`SharedBudget`], [`Reconciled`]; streams: [`Stream`], [`StreamOptions`], [`StreamEvent`],
+//! [`StreamState`], [`Message`], [`NotOpen`]. It checks what the caller gives and hands it to the
+//! executor (a stream to its driver); their results come back as these types.
 
 mod builder;
 mod call_options;
 mod client;
 mod error;
 mod family;
+mod policy_layer;
 mod reconciled;
 mod shared_budget;
+mod should_retry;
 mod stream;
 mod stream_options;
 mod worksheet;
@@ -22,7 +25,9 @@ pub use call_options::CallOptions;
 pub use client::Client;
 pub use error::{Error, Stopped};
 pub use family::{Family, FamilyRequest};
+pub use policy_layer::PolicyLayer;
 pub use reconciled::Reconciled;
 pub use shared_budget::SharedBudget;
+pub use should_retry::{RetryContext, ShouldRetry};
 pub use stream::{NotOpen, Stream, StreamEvent, StreamState};
 pub use stream_options::StreamOptions;

@@ -8,37 +8,15 @@ use web_sys::AbortSignal;
 
 use super::client::Client;
 use super::error::Error;
-use crate::input::{name, Loose};
+use crate::input::{name, InvalidOption, Loose, Problem};
 use crate::policy::Policy;
 use crate::reconcile::{reconciliation_policy, Evidence};
-use crate::record::AttemptRecord;
-use crate::web::drivers::driver::Driver;
-use crate::web::drivers::reconcile::{Query, Settlement};
-use crate::web::platform::errors::invalid;
+pub use crate::web::executor::Reconciled;
+use crate::web::executor::{Query, Running, Settled};
+use crate::web::platform::errors::{invalid, type_error};
 
-/// How a reconciliation (or a resolution by hand) ended.
-#[derive(Clone, Debug)]
-pub struct Reconciled {
-    /// The order's key.
-    pub key: String,
-    /// The evidence settled it: the key is gone from the store.
-    pub resolved: bool,
-    /// The last evidence the queries found, or the state given by hand.
-    pub state: Option<Evidence>,
-    /// The policy ran out unresolved: an operator must look (the store keeps the key, marked).
-    pub escalated: bool,
-    /// The queries, as attempt records.
-    pub records: Vec<AttemptRecord>,
-    /// The store could not be brought up to date: what it said.
-    pub store_error: Option<String>,
-}
-
-impl From<Settlement> for Reconciled {
-    fn from(s: Settlement) -> Reconciled {
-        let Settlement { key, resolved, state, escalated, records, store_error } = s;
-        Reconciled { key, resolved, state, escalated, records, store_error }
-    }
-}
+/// The evidence names that settle an order (all but `not-found`).
+const RESOLVING: &str = "\"filled\", \"partially-filled\", \"open\", \"canceled\", \"rejected\"";
 
 /// The key, checked as a call's is; `context` names the method in the error.
 fn checked_key(context: &str, key: &str) -> Result<String, Error> {
@@ -49,7 +27,8 @@ impl Client {
     /// Settles an order whose outcome is unknown by asking `query` (given the attempt, from 1,
     /// and a signal that fires when its time is up) until its evidence resolves it, under
     /// `policy` (default: 5 queries of 5 s within 60 s, see [`reconciliation_policy`]); never
-    /// resends the order. `signal` aborts the reconciliation.
+    /// resends the order. `signal` aborts the reconciliation. A key still being submitted by its
+    /// owner is refused with a `TypeError` ([`Error::Invalid`]).
     pub async fn reconcile<F, Fut>(
         &self,
         key: &str,
@@ -67,14 +46,27 @@ impl Client {
             None => reconciliation_policy(&Loose::Absent).map_err(|e| Error::Invalid(invalid("reconcile", &e)))?,
         };
         let query: Query = Rc::new(move |attempt, signal| Box::pin(query(attempt, signal)));
-        let run = Driver::reconciliation(key, query, policy, signal);
-        Ok(self.driver.reconcile(run).await?.into())
+        settled(self.executor.reconciliation(&key, query, policy, signal)).await
     }
 
     /// Closes an unknown outcome by hand with what the operator established (`state` must
     /// settle it: not [`Evidence::NotFound`]).
     pub async fn resolve(&self, key: &str, state: Evidence) -> Result<Reconciled, Error> {
         let key = checked_key("resolve", key)?;
-        Ok(self.driver.resolve(&key, state).await?.into())
+        if !state.resolves() {
+            let problem = Problem::UnknownName { allowed: RESOLVING };
+            return Err(Error::Invalid(invalid("resolve", &InvalidOption::new("state", problem))));
+        }
+        settled(self.executor.resolution(&key, state)).await
+    }
+}
+
+/// What a reconciliation (or a resolution) came to, once it has settled; dropping it cancels it.
+async fn settled(running: Running) -> Result<Reconciled, Error> {
+    match running.await {
+        Settled::Reconciled(reconciled) => Ok(*reconciled),
+        Settled::Stopped(stopped) => Err(Error::Stopped(stopped)),
+        Settled::Thrown(error) => Err(Error::Invalid(error)),
+        Settled::Response(_) => Err(Error::Invalid(type_error("a reconciliation ended as a fetch"))),
     }
 }

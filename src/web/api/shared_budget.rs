@@ -2,7 +2,7 @@
 //! workers.
 
 use crate::budget::BudgetConfig;
-use crate::web::drivers::driver::Held;
+use crate::web::executor::Held;
 
 /// Limits shared by every client that holds it: per-scope token buckets, a retry quota,
 /// and the provider's holds and bans. Give it to [`ClientBuilder::budget`](super::ClientBuilder::budget).
@@ -12,8 +12,9 @@ pub struct SharedBudget {
 
 impl SharedBudget {
     /// A budget from its limits; `share` names it across the origin's tabs and workers (each
-    /// budget step then runs under a Web Lock of that name, the state in IndexedDB), as the
-    /// JavaScript `share` option does. This realm's alone where the platform cannot share.
+    /// budget step then runs under a Web Lock of that name, the state in IndexedDB, as the core
+    /// brackets it), as the JavaScript `share` option does. This realm's alone where the platform
+    /// cannot share.
     pub fn from_config(config: BudgetConfig, share: Option<&str>) -> SharedBudget {
         SharedBudget { held: Held::new(config, share) }
     }

@@ -2,12 +2,13 @@
 //! event by event from a [`Stream`].
 
 use std::future::poll_fn;
+use std::rc::Rc;
 
 use super::client::Client;
 use super::error::Error;
 use super::stream_options::StreamOptions;
 use crate::text;
-use crate::web::drivers::stream::{Event, Streaming};
+use crate::web::drivers::stream::{Driver, Event, Streaming};
 use crate::web::platform::errors::{invalid, type_error};
 use crate::web::platform::socket::{parse_url, Message};
 
@@ -41,8 +42,8 @@ impl std::fmt::Display for NotOpen {
 
 impl std::error::Error for NotOpen {}
 
-/// A stream made by [`Client::stream`]: its connections opened, watched and reopened by the
-/// client's driver, every reconnect decided by the core under the stream's policy and the
+/// A stream made by [`Client::stream`]: its connections opened, watched and reopened by its
+/// driver, every reconnect decided by the core under the stream's policy and the
 /// client's budget. **Dropping it closes it**: its socket closed, every timer cleared.
 ///
 /// Read it from one task: `while let Some(event) = stream.next().await { … }`. Its events wait
@@ -69,7 +70,10 @@ impl Client {
             }
         };
         let (spec, opening) = options.checked(&href).map_err(|e| Error::Invalid(invalid("stream options", &e)))?;
-        Ok(Stream { streaming: Streaming::start(self.driver.clone(), spec, opening), url: href })
+        // The client's budget, draws and observer: what the stream's driver steps on.
+        let (exec, held) = (&self.executor, self.executor.held());
+        let driver = Driver::new(held.budget.clone(), held.share.clone(), exec.draws(), exec.observer());
+        Ok(Stream { streaming: Streaming::start(Rc::new(driver), spec, opening), url: href })
     }
 }
 

@@ -1,13 +1,19 @@
-//! The caller's abort signals, watched for the whole operation.
+//! The caller's abort signals, watched for the whole call.
 //!
-//! A caller may pass `options.signal`, `init.signal`, or a `Request` that carries one;
-//! any of them aborting cancels a pending sleep at once and the request in flight (the races
-//! of [`super::race`] listen to them).
+//! A caller may pass `options.signal`, `init.signal`, or a `Request` that carries one; any of
+//! them aborting is one event for the call's machine ([`Listening`]), which then cancels what is
+//! pending. Our own controllers are aborted here too, with the reason a timeout gives.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
 use super::values;
+use super::waits;
+use super::wake::{Kind, Waiter, Woken};
 
 /// Whether `signal` has aborted; `Err` if it is no working signal (a look-alike such as
 /// `Object.create(AbortSignal.prototype)` throws "Illegal invocation").
@@ -31,6 +37,7 @@ pub fn abort(controller: &web_sys::AbortController, timed_out: bool) {
     };
 }
 
+/// The caller's signals.
 pub struct AbortWatch {
     signals: Vec<AbortSignal>,
 }
@@ -46,5 +53,42 @@ impl AbortWatch {
 
     pub fn signals(&self) -> &[AbortSignal] {
         &self.signals
+    }
+
+    /// Listens to every signal until dropped (`None`: there is none to listen to).
+    pub fn listen(&self) -> Option<Listening> {
+        if self.signals.is_empty() {
+            return None;
+        }
+        let woken = Woken::new();
+        let waiter = Waiter::new(&woken);
+        let listeners = self
+            .signals
+            .iter()
+            .filter_map(|signal| Some((signal.clone(), waits::listen(signal, waiter.id(), Kind::Aborted.code())?)))
+            .collect();
+        Some(Listening { woken, _waiter: waiter, listeners })
+    }
+}
+
+/// Listeners on the caller's signals, removed when dropped.
+pub struct Listening {
+    woken: Woken,
+    _waiter: Waiter,
+    listeners: Vec<(AbortSignal, JsValue)>,
+}
+
+impl Listening {
+    /// Ready once a signal has aborted.
+    pub fn poll_aborted(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        Pin::new(&mut self.woken).poll(cx).map(|_| ())
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        for (signal, listener) in &self.listeners {
+            waits::unlisten(signal, listener);
+        }
     }
 }

@@ -6,16 +6,10 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use wasm_bindgen::JsValue;
-
-use super::clock;
-use super::waits;
-use super::wake::{Kind, Waiter, Woken};
+use super::alarm::Alarm;
 
 /// What came in.
 pub enum Got<T> {
@@ -58,22 +52,6 @@ impl<T> Poster<T> {
     }
 }
 
-/// A timer set for a monotonic instant; cleared when dropped.
-struct Alarm {
-    at: u64,
-    woken: Woken,
-    _waiter: Waiter,
-    handle: Option<JsValue>,
-}
-
-impl Drop for Alarm {
-    fn drop(&mut self) {
-        if let Some(handle) = &self.handle {
-            waits::clear_timer(handle);
-        }
-    }
-}
-
 /// Posted values in order, and an alarm.
 pub struct Inbox<T> {
     queue: Rc<RefCell<Queue<T>>>,
@@ -92,15 +70,10 @@ impl<T> Inbox<T> {
     /// Sets the alarm for `at` (monotonic ms; `None`: no alarm); an unchanged instant keeps its timer.
     /// Where the platform sets no timer, nothing is due until the next posted value.
     pub fn alarm_at(&mut self, at: Option<u64>) {
-        if self.alarm.as_ref().map(|a| a.at) == at {
+        if self.alarm.as_ref().map(Alarm::instant) == at {
             return;
         }
-        self.alarm = at.map(|at| {
-            let woken = Woken::new();
-            let waiter = Waiter::new(&woken);
-            let handle = waits::timer(at.saturating_sub(clock::now()), waiter.id(), Kind::Slept.code());
-            Alarm { at, woken, _waiter: waiter, handle }
-        });
+        self.alarm = at.map(Alarm::at);
     }
 
     /// The next posted value, or `Due` once the alarm's instant has come (the alarm is then unset).
@@ -111,7 +84,7 @@ impl<T> Inbox<T> {
             }
             queue.waker = Some(cx.waker().clone());
         }
-        let fired = self.alarm.as_mut().is_some_and(|alarm| Pin::new(&mut alarm.woken).poll(cx).is_ready());
+        let fired = self.alarm.as_mut().is_some_and(|alarm| alarm.poll_due(cx).is_ready());
         match fired {
             true => {
                 self.alarm = None;

@@ -1,4 +1,4 @@
-//! JavaScript values into [`Loose`] — a stored state, a share's state — walked through the guarded
+//! JavaScript values into [`Loose`] — a stored state, a share's state, a call's outcome — walked through the guarded
 //! reads of [`super::values`] rather than serde, so functions, symbols and cycles are named in
 //! errors, and a getter or `Proxy` trap that throws becomes an error that names the field it was
 //! reading.
@@ -18,6 +18,11 @@ const MAX_ITEMS: u32 = 100_000;
 /// The value as plain data; `what` names it in errors (e.g. `policy`).
 pub fn loose(value: &JsValue, what: &str) -> Result<Loose, InvalidOption> {
     convert(value, 0).map_err(|e| e.within(what))
+}
+
+/// The value as plain data, its errors named from the value itself (`a.b`, `[2]`).
+pub fn plain(value: &JsValue) -> Result<Loose, InvalidOption> {
+    convert(value, 0)
 }
 
 /// A failed read of `field`: what the getter or trap threw, in a `TypeError`.

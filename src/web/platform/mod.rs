@@ -9,31 +9,31 @@
 //! waits.rs ─── waits.js     timers, abort listeners, settling values, the monotonic clock
 //!   clock.rs                 now() and wall_now() (never backwards)
 //!   wake.rs, latch.rs        one callback for every wake-up, a one-shot value
-//!   race.rs, timer.rs        a wait cut by timers and the caller's abort; sleeps
+//!   settling.rs, alarm.rs    a JavaScript value's settling; one timer at an instant
 //!   inbox.rs                 a long-lived driver's wait: values its callbacks post, and one alarm
-//!   abort.rs, spawn.rs       the caller's signals; a Rust future as a promise, or a task
+//!   abort.rs, spawn.rs       the caller's signals, listened to; a Rust future as a task
 //! response.rs ─ responses.js an attempt's init; a response's head and face; its body's abort
-//!   request.rs, fetch.rs     the request kept for resending; one attempt on the wire
+//!   request.rs, fetch.rs     the request kept for resending; one request on the wire
 //! socket.rs                  a WebSocket: its events to one callback, closed quietly when dropped
 //! store.rs                   where keyed state is kept (the caller's object, or memory)
-//! tabs.rs ──── tabs.js      a budget's state shared across tabs: Web Locks, IndexedDB, BroadcastChannel
+//! tabs.rs ── tab-locks.js   a budget's state shared across tabs: Web Locks, IndexedDB, BroadcastChannel
 //! ```
 
 pub mod abort;
+pub mod alarm;
 pub mod clock;
 pub mod errors;
 pub mod fetch;
 pub mod inbox;
 pub mod latch;
 pub mod loose;
-pub mod race;
 pub mod request;
 pub mod response;
+pub mod settling;
 pub mod socket;
 pub mod spawn;
 pub mod store;
 pub mod tabs;
-pub mod timer;
 pub mod values;
 pub mod waits;
 pub mod wake;

@@ -2,8 +2,8 @@
 //!
 //! A `Request` is built once per call (it throws as `fetch` would, and it is what a wrapped
 //! `fetch` receives). Without a body, every attempt calls `fetch(template, { signal })`.
-//! A body can be read only once, so it is buffered when the operation starts, and each
-//! attempt gets a `Request` of its own made from the template with that buffer and its signal.
+//! A body can be read only once, so it is buffered before the first attempt (when the core says),
+//! and each attempt gets a `Request` of its own made from the template with that buffer and its signal.
 //! The platform's `fetch` given a bare absolute URL and no init gets the URL itself: it
 //! builds its `Request` anyway, and a second one of ours cost 4 µs and 1.7 KB per call.
 
@@ -11,11 +11,9 @@ use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortSignal, Request, RequestInit};
 
-use super::race::{Ended, Race};
 use super::response::attempt_init;
 use super::values;
 use crate::canonical_url::is_canonical_http_url;
-use crate::failure::Cut;
 use crate::scope;
 
 pub struct RequestTemplate {
@@ -26,14 +24,6 @@ pub struct RequestTemplate {
     body: Option<Uint8Array>,
     pub method: String,
     pub url: String,
-}
-
-/// Why the body could not be buffered.
-pub enum Unread {
-    /// The race was cut: the operation stops (`aborted`, `deadline`).
-    Cut(Cut),
-    /// Reading the body failed: rejected with the platform's own error, as `fetch` would.
-    Failed(JsValue),
 }
 
 impl RequestTemplate {
@@ -67,18 +57,16 @@ impl RequestTemplate {
         self.template.as_ref().is_some_and(|t| t.body().is_some())
     }
 
-    /// Reads the body once, unless the race is cut first (a stream that never ends must not
-    /// hold the operation past its deadline).
-    pub async fn buffer(&mut self, race: &Race) -> Result<(), Unread> {
-        let Some(template) = self.template.as_ref().filter(|t| t.body().is_some()) else { return Ok(()) };
-        match race.wait_call(template.array_buffer().map(JsValue::from)).await {
-            Ended::Settled(Ok(bytes)) => {
-                self.body = Some(Uint8Array::new(&bytes));
-                Ok(())
-            }
-            Ended::Settled(Err(error)) => Err(Unread::Failed(error)),
-            Ended::Cut(cut) => Err(Unread::Cut(cut)),
-        }
+    /// Starts reading the body, once: what `arrayBuffer()` returned (a promise), or what it threw;
+    /// `None` without a body.
+    pub fn read_body(&self) -> Option<Result<JsValue, JsValue>> {
+        let template = self.template.as_ref().filter(|t| t.body().is_some())?;
+        Some(template.array_buffer().map(JsValue::from))
+    }
+
+    /// Keeps the body read (an `ArrayBuffer`) for every attempt.
+    pub fn keep_body(&mut self, bytes: &JsValue) {
+        self.body = Some(Uint8Array::new(bytes));
     }
 
     /// `fetch`'s arguments for one attempt: the input and `{ signal }`, or, with a body, a

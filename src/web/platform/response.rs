@@ -11,6 +11,7 @@ use super::errors::describe;
 use super::values::{self, kind};
 use crate::classify::response_status;
 use crate::redact::redact_url;
+use crate::retry_after::RESET_HEADER_NAMES;
 use crate::text;
 
 // `head` and `face` catch what they run into and say so (undefined, then `threwWhile`/`thrown`);
@@ -18,7 +19,12 @@ use crate::text;
 #[wasm_bindgen(module = "/src/web/platform/responses.js")]
 extern "C" {
     #[wasm_bindgen(catch, js_name = head)]
-    fn js_head(response: &JsValue, weight_header: Option<&str>) -> Result<JsValue, JsValue>;
+    fn js_head(
+        response: &JsValue,
+        weight_header: Option<&str>,
+        retry_after: bool,
+        resets: &str,
+    ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = face)]
     fn js_face(response: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = threwWhile)]
@@ -53,6 +59,34 @@ pub struct Head {
     pub retry_after_unreadable: bool,
     pub date: Option<String>,
     pub used_weight: Option<u64>,
+    /// The first reset header present: its index in [`RESET_HEADER_NAMES`], and its raw value.
+    pub reset: Option<(usize, String)>,
+}
+
+/// Which provider wait headers a response is read for (a family may narrow them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Waits {
+    /// `Retry-After`.
+    pub retry_after: bool,
+    /// Bit `i`: [`RESET_HEADER_NAMES`]`[i]`.
+    pub resets: u8,
+}
+
+impl Default for Waits {
+    /// Every header the core reads as a provider wait.
+    fn default() -> Waits {
+        Waits { retry_after: true, resets: (1 << RESET_HEADER_NAMES.len()) - 1 }
+    }
+}
+
+impl Waits {
+    /// The reset headers to look for, in the core's order, as `head` reads them: `<index><name>`,
+    /// NUL-separated.
+    fn list(&self) -> String {
+        let wanted = RESET_HEADER_NAMES.iter().enumerate().filter(|(i, _)| self.resets & (1 << i) != 0);
+        let entries: Vec<String> = wanted.map(|(i, name)| text::join(&[&text::number(i as u64), name])).collect();
+        entries.join("\0")
+    }
 }
 
 /// The rest of a response's face, read only to rebuild it or to mark the copy an error carries.
@@ -62,9 +96,10 @@ pub struct Face {
     redirected: bool,
 }
 
-/// Reads the head of what `fetch` resolved with (in one crossing); `Err` says why it is unusable.
-pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, String> {
-    let text = match read(js_head(value, used_weight_header)) {
+/// Reads the head of what `fetch` resolved with (in one crossing), the provider wait headers of
+/// `waits` only; `Err` says why it is unusable.
+pub fn head(value: &JsValue, used_weight_header: Option<&str>, waits: &Waits) -> Result<Head, String> {
+    let text = match read(js_head(value, used_weight_header, waits.retry_after, &waits.list())) {
         Ok(text) if text.is_empty() => {
             return Err(text::join(&["fetch resolved with ", kind(value), ", not a Response"]))
         }
@@ -88,7 +123,9 @@ pub fn head(value: &JsValue, used_weight_header: Option<&str>) -> Result<Head, S
     let (retry_after, retry_after_unreadable) = (header(retry_after_part), retry_after_part == "\u{2}");
     let date = header(next());
     let used_weight = header(next()).and_then(|v| v.trim_matches([' ', '\t']).parse::<u64>().ok());
-    Ok(Head { status, retry_after, retry_after_unreadable, date, used_weight })
+    let reset_at = header(next()).and_then(|i| i.parse::<usize>().ok());
+    let reset = reset_at.zip(header(next()));
+    Ok(Head { status, retry_after, retry_after_unreadable, date, used_weight, reset })
 }
 
 /// Reads a response's statusText, url and redirected (in one crossing).
@@ -189,6 +226,11 @@ impl Received {
         }
     }
 
+    /// What the caller's fetch gave.
+    pub fn original(&self) -> &JsValue {
+        &self.original
+    }
+
     /// Whether both are the same object from the caller's fetch.
     pub fn is(&self, other: &Received) -> bool {
         self.original == other.original
@@ -203,7 +245,7 @@ impl Received {
         if let Ok(body) = values::get(&self.original, "body") {
             if body.is_object() {
                 if let Ok(cancelled) = values::invoke(&body, "cancel", &[]) {
-                    super::race::swallow(&cancelled);
+                    super::settling::swallow(&cancelled);
                 }
             }
         }

@@ -26,10 +26,12 @@ export function attemptInit(signal) {
 // A NUL inside a part (only a look-alike Response could hold one) must not split it.
 const text = (s) => (typeof s !== "string" ? "" : s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s);
 
-// What the core needs of a response, in one crossing: the status and three headers as one
-// string, parts separated by NUL, an absent header as SOH, an unreadable Retry-After as STX.
-// A value that is not an object is the empty string (wasm then says what it is).
-export function head(response, weightHeader) {
+// What the core needs of a response, in one crossing: the status and four headers as one string,
+// parts separated by NUL, an absent header as SOH, an unreadable Retry-After as STX, then the first
+// reset header present (its index, then its value) of `resets` ("<index><name>" entries, NUL-separated),
+// looked for only on a failure whose Retry-After is no delta-seconds (the core prefers that). Retry-After
+// is read only if `retryAfter`. A value that is not an object is the empty string (wasm then says what it is).
+export function head(response, weightHeader, retryAfter, resets) {
   if (response === null || typeof response !== "object") return "";
   reading = "status";
   try {
@@ -44,12 +46,23 @@ export function head(response, weightHeader) {
       return typeof value === "string" ? text(value) : "\u0001";
     };
     // A cross-origin response shows Retry-After only if the server exposes it (CORS): absent
-    // there means unreadable (STX), not absent.
-    const retryAfter = header("retry-after");
-    const hidden = retryAfter === "\u0001" && response.type === "cors";
+    // there means unreadable (STX), not absent — where it is read at all.
+    const wait = retryAfter ? header("retry-after") : "\u0001";
+    const hidden = retryAfter && wait === "\u0001" && response.type === "cors";
     const date = header("date");
     const weight = weightHeader === undefined ? "\u0001" : header(weightHeader);
-    return `${typeof status === "number" ? status : ""}\0${hidden ? "\u0002" : retryAfter}\0${date}\0${weight}`;
+    let reset = "\u0001\0\u0001";
+    const failed = typeof status === "number" && (status < 200 || status >= 400);
+    if (failed && resets !== "" && !/^[ \t]*\d+[ \t]*$/.test(wait)) {
+      for (const entry of resets.split("\0")) {
+        const found = header(entry.slice(1));
+        if (found !== "\u0001") {
+          reset = `${entry[0]}\0${found}`;
+          break;
+        }
+      }
+    }
+    return `${typeof status === "number" ? status : ""}\0${hidden ? "\u0002" : wait}\0${date}\0${weight}\0${reset}`;
   } catch (e) {
     error = e;
     return undefined;

@@ -1,24 +1,23 @@
-//! Where keyed operations keep their state across restarts.
+//! Where keyed calls keep their state across restarts.
 //!
 //! Accepted shapes, sync or async: `{ get, set, delete }` (a `Map` works), `{ get, put,
 //! delete }` (Durable Object storage, KV), and Web Storage (`localStorage`:
-//! `getItem`/`setItem`/`removeItem`). Values are JSON text, which every one of them
-//! can hold. Without a store, a client keeps state in memory.
+//! `getItem`/`setItem`/`removeItem`). Values are JSON text under `retryline:<key>`, which every
+//! one of them can hold. Without a store, a client keeps state in memory.
 //!
-//! Every call races the operation's deadline (and, where the caller may still give up, its
-//! abort): a store that never settles is bounded like a fetch.
+//! A store call is started here and its answer read here, as the core's [`Stored`]; how long it
+//! is waited for is the core's to say (its deadline).
 
 use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
 use super::errors::describe;
-use super::loose::field;
-use super::race::{Ended, Race};
+use super::loose::{field, plain};
+use super::settling::Settling;
 use super::values;
-use crate::failure::{still_pending, Cut};
-use crate::input::{InvalidOption, Problem};
-use crate::record::Pending;
+use crate::call::Stored;
+use crate::input::{InvalidOption, Loose, Problem};
 use crate::sorted_map::SortedMap;
 use crate::text;
 
@@ -30,22 +29,29 @@ pub enum Store {
     Methods { target: JsValue, get: JsValue, set: JsValue, delete: JsValue },
 }
 
-/// Why a store call gave no answer.
-pub enum Fault {
-    /// It threw, rejected, or returned what cannot be read; `detail` says so.
-    Failed { pending: Pending, detail: String },
-    /// The race was cut while it was pending.
-    Cut { pending: Pending, cut: Cut },
+/// A store call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Get,
+    Set,
+    Delete,
 }
 
-impl Fault {
-    /// What went wrong, as a record and a message say it.
-    pub fn describe(self) -> String {
+impl Op {
+    /// Its method's name in what the store says.
+    fn name(self) -> &'static str {
         match self {
-            Fault::Failed { detail, .. } => detail,
-            Fault::Cut { pending, cut } => still_pending(pending, cut),
+            Op::Get => "get",
+            Op::Set => "set",
+            Op::Delete => "delete",
         }
     }
+}
+
+/// A store call made: its answer now (memory), or what it settles to.
+pub enum Begun {
+    Now(Stored),
+    Later(Settling),
 }
 
 fn method(target: &JsValue, names: &[&str]) -> Result<Option<JsValue>, InvalidOption> {
@@ -82,77 +88,61 @@ impl Store {
         }
     }
 
-    /// The saved value (parsed JSON) under `key`, if any.
-    pub async fn get(&self, key: &str, race: &Race) -> Result<Option<JsValue>, Fault> {
-        let pending = Pending::StoreGet;
-        let stored = match self {
-            Store::Memory(map) => match map.borrow().get(key) {
-                Some(text) => JsValue::from_str(text),
-                None => return Ok(None),
-            },
-            Store::Methods { target, get, .. } => {
-                settle(race, values::call(get, target, &[&stored_key(key)]), pending).await?
-            }
-        };
-        if stored.is_undefined() || stored.is_null() {
-            return Ok(None);
-        }
-        // Stores that keep what they were given return the text; others may hand back an object.
-        match stored.as_string() {
-            Some(text) => values::parse_json(&text).map(Some).map_err(|e| Fault::Failed {
-                pending,
-                detail: text::join(&["the stored state of key \"", key, "\" is not JSON (", &describe(&e), ")"]),
-            }),
-            None => Ok(Some(stored)),
-        }
-    }
-
-    /// Stores `text` (JSON) under `key`.
-    pub async fn set(&self, key: &str, text: String, race: &Race) -> Result<(), Fault> {
-        let pending = Pending::StoreSet;
+    /// Starts `op` on `key` (`value`: what `Set` stores, JSON).
+    pub fn start(&self, op: Op, key: &str, value: &str) -> Begun {
         match self {
             Store::Memory(map) => {
-                map.borrow_mut().insert(key.to_owned(), text);
+                let held = {
+                    let mut map = map.borrow_mut();
+                    match op {
+                        Op::Get => map.get(key).map(|text| JsValue::from_str(text)),
+                        Op::Set => {
+                            map.insert(key.to_owned(), value.to_owned());
+                            None
+                        }
+                        Op::Delete => {
+                            map.remove(key);
+                            None
+                        }
+                    }
+                };
+                Begun::Now(answer(op, key, Ok(held.unwrap_or(JsValue::NULL))))
             }
-            Store::Methods { target, set, .. } => {
-                let called = values::call(set, target, &[&stored_key(key), &JsValue::from_str(&text)]);
-                settle(race, called, pending).await?;
+            Store::Methods { target, get, set, delete } => {
+                let stored = JsValue::from_str(&text::join(&[PREFIX, key]));
+                let called = match op {
+                    Op::Get => values::call(get, target, &[&stored]),
+                    Op::Set => values::call(set, target, &[&stored, &JsValue::from_str(value)]),
+                    Op::Delete => values::call(delete, target, &[&stored]),
+                };
+                Begun::Later(Settling::of(called))
             }
         }
-        Ok(())
-    }
-
-    pub async fn delete(&self, key: &str, race: &Race) -> Result<(), Fault> {
-        match self {
-            Store::Memory(map) => {
-                map.borrow_mut().remove(key);
-            }
-            Store::Methods { target, delete, .. } => {
-                settle(race, values::call(delete, target, &[&stored_key(key)]), Pending::StoreDelete).await?;
-            }
-        }
-        Ok(())
     }
 }
 
-fn stored_key(key: &str) -> JsValue {
-    JsValue::from_str(&text::join(&[PREFIX, key]))
-}
-
-fn failed(pending: Pending, thrown: &JsValue) -> Fault {
-    let call = match pending {
-        Pending::StoreGet => "get",
-        Pending::StoreDelete => "delete",
-        _ => "set",
+/// What `op` on `key` came to (`settled`: what the store's call settled to, or threw), as the
+/// core reads it. A `get` hands back the saved state: text the store kept, or an object.
+pub fn answer(op: Op, key: &str, settled: Result<JsValue, JsValue>) -> Stored {
+    let value = match settled {
+        Ok(value) => value,
+        Err(thrown) => return Stored::Failed(text::join(&["store.", op.name(), " failed: ", &describe(&thrown)])),
     };
-    Fault::Failed { pending, detail: text::join(&["store.", call, " failed: ", &describe(thrown)]) }
-}
-
-/// A store call's answer, or what it threw, within the race.
-async fn settle(race: &Race, called: Result<JsValue, JsValue>, pending: Pending) -> Result<JsValue, Fault> {
-    match race.wait_call(called).await {
-        Ended::Settled(Ok(value)) => Ok(value),
-        Ended::Settled(Err(thrown)) => Err(failed(pending, &thrown)),
-        Ended::Cut(cut) => Err(Fault::Cut { pending, cut }),
+    if op != Op::Get || value.is_undefined() || value.is_null() {
+        return Stored::Value(Loose::Absent);
+    }
+    let value = match value.as_string() {
+        Some(text) => match values::parse_json(&text) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let words = ["the stored state of key \"", key, "\" is not JSON (", &describe(&e), ")"];
+                return Stored::Failed(text::join(&words));
+            }
+        },
+        None => value,
+    };
+    match plain(&value) {
+        Ok(loose) => Stored::Value(loose),
+        Err(e) => Stored::Unreadable(e.message()),
     }
 }

@@ -1,6 +1,4 @@
-//! How a call (or a reconciliation) ended without its response, as the driver hands it up.
-
-use wasm_bindgen::JsValue;
+//! How a stream stopped, as the driver hands it up.
 
 use crate::failure::{self, Note};
 use crate::reason::Reason;
@@ -12,16 +10,7 @@ pub fn redacted(detail: &str) -> String {
     redact_text_with(detail, &|_| false)
 }
 
-/// How a call ended without its response.
-pub enum Failed {
-    /// The operation stopped: why, and what it saw.
-    Stopped(Box<Failure>),
-    /// What JavaScript threw, handed on as it is (an invalid request, a body that could not be
-    /// read, a reconciliation that may not run).
-    Thrown(JsValue),
-}
-
-/// An operation that stopped without success.
+/// A stream that stopped: why, and what its last outage saw.
 pub struct Failure {
     pub reason: Reason,
     pub method: String,

@@ -4,11 +4,11 @@
 
 use std::rc::Rc;
 
+use super::failed::redacted;
 use super::{Event, Input, Link, Live, Step, StreamState};
 use crate::classify::Observed;
 use crate::machine::Outcome;
 use crate::text;
-use crate::web::drivers::failed::redacted;
 use crate::web::platform::clock;
 use crate::web::platform::errors::describe;
 use crate::web::platform::socket::{Message, Socket, SocketEvent};

@@ -4,6 +4,8 @@
 //!
 //! ```text
 //! mod.rs    Streaming: the caller's side (events, state, send, close); dropping it closes
+//! driver.rs what it takes of its client: budget, draws, observer; the tabs' lock around a step
+//! failed.rs how a stream that stopped is described
 //! run.rs    the task: budget steps (under the tabs' lock when shared), then one event at a time
 //! links.rs  the sockets: connect, open, message, close; a rotation's socket taking over
 //! watch.rs  the alarm's instants: connect timeouts, the planned sleep, checks, the send pace
@@ -14,6 +16,8 @@
 //! the caller's handle share, so that dropping the handle closes the sockets and clears the
 //! timer at once, not when the task next runs.
 
+mod driver;
+mod failed;
 mod links;
 mod pace;
 mod run;
@@ -24,8 +28,6 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use super::driver::Driver;
-use super::failed::{Failed, Failure};
 use crate::failure::Note;
 use crate::machine::Outcome;
 use crate::reason::Reason;
@@ -35,6 +37,8 @@ use crate::web::platform::clock;
 use crate::web::platform::inbox::{Inbox, Poster};
 use crate::web::platform::socket::{Message, Socket, SocketEvent};
 use crate::web::platform::spawn::spawn;
+pub use driver::Driver;
+pub use failed::Failure;
 use pace::Pace;
 
 /// Where a stream is, as its caller sees it.
@@ -57,7 +61,7 @@ pub enum Event {
     Message(Message),
     State(StreamState),
     /// Stopped by the machine (not by the caller): why, and the last outage's records.
-    Stopped(Failed),
+    Stopped(Box<Failure>),
 }
 
 /// What the socket needs beyond the machine's spec.
@@ -294,7 +298,7 @@ impl Live {
                 detail: None,
                 note: Note::None,
             };
-            self.push(Event::Stopped(Failed::Stopped(Box::new(failure))));
+            self.push(Event::Stopped(Box::new(failure)));
         }
         self.set_state(StreamState::Stopped);
     }

@@ -1,0 +1,126 @@
+//! How a call settled (`Effect::Done`), handed on as the core wrote it (`Call::outcome_json`): the
+//! winning response; or the `RetryError`'s parts — reason, message, key, records — with the last
+//! response, its URL redacted; or the reconciliation's result.
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::AbortSignal;
+
+use crate::call::{Call, Done};
+use crate::input::Loose;
+use crate::json::Fields;
+use crate::reason::Reason;
+use crate::reconcile::Evidence;
+use crate::record::AttemptRecord;
+use crate::web::platform::errors::type_error;
+use crate::web::platform::loose::plain;
+use crate::web::platform::response::Received;
+use crate::web::platform::values;
+
+/// An operation that stopped without success: what `RetryError` carries in JavaScript.
+#[derive(Debug)]
+pub struct Stopped {
+    /// Why it stopped.
+    pub reason: Reason,
+    /// "POST https://…/order: unknown-outcome after 1 request: the order may have executed; …"
+    pub message: String,
+    /// The order's key, if it had one.
+    pub key: Option<String>,
+    /// The provider's last response (body unread, URL redacted), if there was one.
+    pub response: Option<web_sys::Response>,
+    /// Every attempt, sent or refused, in order.
+    pub records: Vec<AttemptRecord>,
+}
+
+/// How a reconciliation (or a resolution by hand) ended.
+#[derive(Clone, Debug)]
+pub struct Reconciled {
+    /// The order's key.
+    pub key: String,
+    /// The evidence settled it: the key is gone from the store.
+    pub resolved: bool,
+    /// The last evidence the queries found, or the state given by hand.
+    pub state: Option<Evidence>,
+    /// The policy ran out unresolved: an operator must look (the store keeps the key, marked).
+    pub escalated: bool,
+    /// The queries, as attempt records.
+    pub records: Vec<AttemptRecord>,
+    /// The store could not be brought up to date: what it said.
+    pub store_error: Option<String>,
+}
+
+/// How a call settled.
+pub enum Settled {
+    /// The successful response (a fetch).
+    Response(JsValue),
+    /// The operation stopped.
+    Stopped(Box<Stopped>),
+    /// The reconciliation's (or the resolution's) result.
+    Reconciled(Box<Reconciled>),
+    /// What JavaScript threw (the request body could not be read), or a `TypeError` (a key still
+    /// running may not be reconciled).
+    Thrown(JsValue),
+}
+
+/// How the call settled, as the machine said (`done`): with the latest response (`last`), the
+/// caller's `signals` (an unread body follows them) and what reading the request body threw.
+pub(super) fn settled(
+    call: &Call,
+    done: Done,
+    last: Option<Received>,
+    signals: &[AbortSignal],
+    body_error: Option<JsValue>,
+) -> Settled {
+    match done {
+        Done::Success { .. } => Settled::Response(last.map_or(JsValue::UNDEFINED, |r| r.for_caller(signals))),
+        Done::BodyThrew => Settled::Thrown(body_error.unwrap_or(JsValue::UNDEFINED)),
+        Done::Running => {
+            let outcome = outcome(call);
+            let message = Fields::of(&outcome).and_then(|f| f.read::<String>("message"));
+            Settled::Thrown(type_error(&message.unwrap_or_default()))
+        }
+        Done::Failed => {
+            let response = last.and_then(|r| r.for_error().dyn_into::<web_sys::Response>().ok());
+            Settled::Stopped(Box::new(stopped(call, response)))
+        }
+        Done::Reconciled => match reconciled(&outcome(call)) {
+            Some(reconciled) => Settled::Reconciled(Box::new(reconciled)),
+            None => Settled::Thrown(type_error("reconcile: its result could not be read")),
+        },
+    }
+}
+
+/// The stop as the core describes it, with the last response.
+fn stopped(call: &Call, response: Option<web_sys::Response>) -> Stopped {
+    let outcome = outcome(call);
+    let read = Fields::of(&outcome)
+        .and_then(|f| Ok((f.read::<Reason>("reason")?, f.read("message")?, f.read("key")?, f.read("records")?)));
+    match read {
+        Ok((reason, message, key, records)) => Stopped { reason, message, key, response, records },
+        // Never seen: the core wrote it. What the operation holds still says why.
+        Err(_) => {
+            let op = call.operation();
+            let reason = op.stopped().map_or(Reason::Aborted, |s| s.reason);
+            let (message, key, records) = (reason.as_str().to_owned(), op.key().map(str::to_owned), op.records());
+            Stopped { reason, message, key, response, records: records.to_vec() }
+        }
+    }
+}
+
+/// The call's outcome, read back from the core's JSON.
+fn outcome(call: &Call) -> Loose {
+    let parsed = values::parse_json(&call.outcome_json()).ok();
+    parsed.and_then(|value| plain(&value).ok()).unwrap_or(Loose::Absent)
+}
+
+/// `{ key, resolved, state, escalated, records, storeError? }`.
+fn reconciled(outcome: &Loose) -> Option<Reconciled> {
+    let f = Fields::of(outcome).ok()?;
+    Some(Reconciled {
+        key: f.read("key").ok()?,
+        resolved: f.read("resolved").ok()?,
+        state: f.read("state").ok()?,
+        escalated: f.read("escalated").ok()?,
+        records: f.read("records").ok()?,
+        store_error: f.read("storeError").ok()?,
+    })
+}
