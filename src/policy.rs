@@ -277,7 +277,7 @@ impl Policy {
 
     /// The defaults of reconciliation queries ([`crate::reconcile::reconciliation_policy`]): 5
     /// queries, each bounded by 5 s, within 60 s, over windows of 1 s doubling up to 8 s.
-    pub(crate) fn reconciliation_default() -> Policy {
+    pub fn reconciliation_default() -> Policy {
         Policy {
             max_attempts: 5,
             base_delay_ms: 1000,
