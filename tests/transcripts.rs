@@ -6,6 +6,8 @@
 
 #[path = "transcripts/native.rs"]
 mod native;
+#[path = "transcripts/native_stream.rs"]
+mod native_stream;
 
 use std::fs;
 use std::path::PathBuf;
@@ -33,7 +35,7 @@ fn every_transcript_plays_as_written() {
         for t in &mut transcripts {
             let name = t["name"].as_str().unwrap_or("?").to_owned();
             let played = match t.get("stream") {
-                Some(_) => continue,
+                Some(_) => native_stream::play_stream(t),
                 None => native::play_call(t),
             };
             let got = serde_json::json!({ "log": played.log, "records": played.records });

@@ -115,6 +115,64 @@ export function world(t) {
     };
   }
 
+  /** A WebSocket whose n-th connection behaves as `t.connections[n]` says: it opens, delivers
+   * messages and closes at those times (after its open), or its upgrade is refused, or it fails. */
+  let connections = 0;
+  class WebSocket extends EventTarget {
+    constructor(url) {
+      super();
+      const n = (this.n = ++connections);
+      const script = t.connections?.[n - 1] ?? { hang: true };
+      this.readyState = 0;
+      this.protocol = "";
+      this.timers = [];
+      this.unexpected = null;
+      note(`connect #${n}`);
+      const at = (ms, fn) => this.timers.push(setTimeout(fn, ms));
+      if (script.refuse !== undefined) {
+        const { after = 0, status, retryAfter } = script.refuse;
+        at(after, () => {
+          note(`#${n} refused ${status}`);
+          this.unexpected?.({}, { statusCode: status, headers: retryAfter === undefined ? {} : { "retry-after": retryAfter } });
+        });
+        return;
+      }
+      if (script.fail !== undefined) {
+        at(script.fail, () => this.closed(1006, ""));
+        return;
+      }
+      if (script.hang) return;
+      at(script.openAfter ?? 0, () => {
+        this.readyState = 1;
+        note(`#${n} opens`);
+        this.dispatchEvent(new Event("open"));
+        for (const m of script.messages ?? []) at(m.after, () => this.dispatchEvent(Object.assign(new Event("message"), { data: m.data })));
+        if (script.closeAfter !== undefined) at(script.closeAfter.after, () => this.closed(script.closeAfter.code ?? 1006, script.closeAfter.reason ?? ""));
+      });
+    }
+    on(type, fn) {
+      if (type === "unexpected-response") this.unexpected = fn;
+    }
+    off() {
+      this.unexpected = null;
+    }
+    closed(code, reason) {
+      note(`#${this.n} closes ${code}`);
+      this.readyState = 3;
+      for (const timer of this.timers) clearTimeout(timer);
+      this.dispatchEvent(Object.assign(new Event("close"), { code, reason }));
+    }
+    send(data) {
+      note(`send #${this.n} ${data}`);
+    }
+    close(code) {
+      if (this.readyState === 3) return;
+      note(`close #${this.n} ${code}`);
+      this.readyState = 3;
+      for (const timer of this.timers) clearTimeout(timer);
+    }
+  }
+
   const kept = new Map(Object.entries(t.store?.initial ?? {}).map(([k, v]) => [`retryline:${k}`, typeof v === "string" ? v : JSON.stringify(v)]));
   const store = t.store === undefined ? undefined : {
     get: scripted("store.get", t.store.get, (_, key) => kept.get(key) ?? null),
@@ -125,10 +183,16 @@ export function world(t) {
     : scripted("shouldRetry", t.shouldRetry, (script) => script.answer ?? true);
   const query = scripted("query", t.query, (script) => script.evidence);
 
+  const resync = scripted("resync", t.stream?.resync, (script) => {
+    if (script.fail !== undefined) throw new Error(script.fail);
+  });
+
   return {
     log,
     note,
     fetch,
+    WebSocket,
+    resync: () => resync(),
     store,
     kept,
     shouldRetry: shouldRetry === undefined ? undefined : ({ attempt }) => shouldRetry(`#${attempt}`),
