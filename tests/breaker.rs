@@ -77,8 +77,8 @@ fn a_failed_probe_opens_it_longer_with_jitter_up_to_the_cap() {
         let BreakerState::Open { until } = breaker.state(now) else { panic!("not open") };
         lengths.push(until - now);
         now = until;
-        assert!(breaker.admit(now, false).is_ok(), "half-open lets a probe through");
-        assert_eq!(breaker.admit(now, false), Err(1000), "and only one");
+        assert!(breaker.admit(now, false, 1000).is_ok(), "half-open lets a probe through");
+        assert_eq!(breaker.admit(now, false, 1000), Err(1000), "and only one");
         breaker.observe(now, true, &mut rng);
     }
     assert!(lengths[0] >= 1000 && lengths[0] <= 1500, "{lengths:?}");
@@ -87,9 +87,27 @@ fn a_failed_probe_opens_it_longer_with_jitter_up_to_the_cap() {
     assert_eq!(*lengths.last().unwrap(), 5000);
     // An abandoned probe gives its slot back.
     now += 5000;
-    assert!(breaker.admit(now, false).is_ok());
+    assert!(breaker.admit(now, false, 1000).is_ok());
     breaker.release();
-    assert!(breaker.admit(now, false).is_ok());
+    assert!(breaker.admit(now, false, 1000).is_ok());
+}
+
+/// A probe whose shell never reports (a tab closed mid-probe, a stream's socket dropped by its
+/// driver) must not hold the scope refused for good: its slot expires with its attempt timeout.
+#[test]
+fn a_probe_that_never_reports_gives_its_slot_back_after_its_attempt_timeout() {
+    let config = BreakerConfig { consecutive: 1, open_ms: 1000, max_open_ms: 5000, ..BreakerConfig::default() };
+    let mut breaker = Breaker::new(config);
+    let mut rng = Rng::seeded(7);
+    breaker.observe(0, true, &mut rng);
+    let BreakerState::Open { until } = breaker.state(0) else { panic!("not open") };
+    assert!(breaker.admit(until, false, 2500).is_ok(), "the probe goes, its slot held for 2 500 ms");
+    assert_eq!(breaker.admit(until + 100, false, 2500), Err(1000), "refused while it may still report");
+    assert_eq!(breaker.admit(until + 2000, false, 2500), Err(500), "what is left of its slot");
+    assert!(breaker.admit(until + 2500, false, 2500).is_ok(), "expired: the next attempt probes");
+    // A probe that does report still closes it.
+    breaker.observe(until + 2600, false, &mut rng);
+    assert_eq!(breaker.state(until + 2600), BreakerState::Closed);
 }
 
 #[test]

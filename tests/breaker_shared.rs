@@ -93,7 +93,7 @@ fn an_opening_reaches_the_other_realm_and_one_probe_goes_among_them() {
     let now = 1600;
     let asked = a.before(&mut authority, now).expect("a half-open breaker asks for the probe");
     assert_eq!(asked.probe, PROBE_ASK);
-    assert!(a.budget.breaker_admit("s", now, false).is_ok(), "A's probe goes");
+    assert!(a.budget.breaker_admit("s", now, false, 1000).is_ok(), "A's probe goes");
     let asked = b.before(&mut authority, now + 1).expect("B asks too");
     assert_eq!(asked.probe, PROBE_ASK);
     assert_eq!(b.state(now + 1), "open", "B is held open while A's probe is out");
@@ -120,7 +120,7 @@ fn a_failed_probe_opens_every_realm_again() {
     b.before(&mut authority, 100);
     let now = 1600;
     assert_eq!(a.before(&mut authority, now).map(|v| v.probe), Some(PROBE_ASK));
-    assert!(a.budget.breaker_admit("s", now, false).is_ok());
+    assert!(a.budget.breaker_admit("s", now, false, 1000).is_ok());
     // A grant is kept while the probe is out: a visit meanwhile does not open A against its own probe.
     a.before(&mut authority, now + 60);
     assert_eq!(a.state(now + 60), "half-open");
@@ -151,7 +151,7 @@ fn a_coordinator_without_a_breaker_leaves_each_realm_its_own() {
     let v = a.before(&mut authority, 1600).expect("a visit");
     assert_eq!(v.probe, PROBE_ASK);
     assert_eq!(authority.breaker_visited("s", 0, PROBE_ASK, 1600, WALL + 1600), (0, PROBE_NONE));
-    assert!(a.budget.breaker_admit("s", 1600, false).is_ok());
+    assert!(a.budget.breaker_admit("s", 1600, false, 1000).is_ok());
 }
 
 #[test]
@@ -182,7 +182,7 @@ fn a_realm_new_to_the_scope_takes_the_probe_or_waits_for_it() {
     let (mut c, mut d) = (Realm::new(), Realm::new());
     assert_eq!(c.before(&mut authority, 1600).map(|v| v.probe), Some(PROBE_ASK));
     assert_eq!(c.state(1600), "half-open", "granted: its next attempt is the probe");
-    assert!(c.budget.breaker_admit("s", 1600, false).is_ok());
+    assert!(c.budget.breaker_admit("s", 1600, false, 1000).is_ok());
     d.before(&mut authority, 1601);
     assert_eq!(d.state(1601), "open", "the other waits for the probe");
     // A realm whose breaker is open asks nothing: its visits carry no probe.

@@ -106,6 +106,9 @@ pub enum BreakerState {
     HalfOpen {
         /// Probes sent and not yet answered.
         in_flight: u32,
+        /// When the last of them has outlived its attempt timeout (monotonic ms): a probe that never
+        /// reports (its shell went away) gives its slot back then, so the scope cannot stay refused.
+        until: u64,
     },
 }
 
@@ -135,27 +138,31 @@ impl Breaker {
 
     /// Its state at `now` (an open breaker whose time is up is half-open).
     pub fn state(&mut self, now: u64) -> BreakerState {
-        if let BreakerState::Open { until } = self.state {
-            if now >= until {
-                self.state = BreakerState::HalfOpen { in_flight: 0 };
+        match self.state {
+            BreakerState::Open { until } if now >= until => self.state = BreakerState::HalfOpen { in_flight: 0, until: 0 },
+            BreakerState::HalfOpen { in_flight: 1.., until } if now >= until => {
+                self.state = BreakerState::HalfOpen { in_flight: 0, until: 0 }
             }
+            _ => {}
         }
         self.state
     }
 
-    /// Whether an attempt may go at `now`: `Ok` (a probe slot taken when half-open), or `Err(ms)`
-    /// until the scope is probed. `reconcile` goes whatever the state, taking a probe slot first.
-    pub fn admit(&mut self, now: u64, reconcile: bool) -> Result<(), u64> {
+    /// Whether an attempt may go at `now`: `Ok` (a probe slot taken when half-open, held for at
+    /// most `probe_ms`, the attempt's timeout), or `Err(ms)` until the scope is probed. `reconcile`
+    /// goes whatever the state, taking a probe slot first.
+    pub fn admit(&mut self, now: u64, reconcile: bool, probe_ms: u64) -> Result<(), u64> {
         match self.state(now) {
             BreakerState::Closed => Ok(()),
             BreakerState::Open { until } if !reconcile => Err(until - now),
             BreakerState::Open { .. } => Ok(()),
-            BreakerState::HalfOpen { in_flight } if in_flight < self.config.probes || reconcile => {
-                self.state = BreakerState::HalfOpen { in_flight: in_flight.saturating_add(1) };
+            BreakerState::HalfOpen { in_flight, until } if in_flight < self.config.probes || reconcile => {
+                let until = until.max(now.saturating_add(probe_ms));
+                self.state = BreakerState::HalfOpen { in_flight: in_flight.saturating_add(1), until };
                 Ok(())
             }
-            // The probe in flight answers first; until then, what is left of a second.
-            BreakerState::HalfOpen { .. } => Err(1000),
+            // The probe in flight answers first (or expires); until then, what is left of a second.
+            BreakerState::HalfOpen { until, .. } => Err(until.saturating_sub(now).clamp(1, 1000)),
         }
     }
 
@@ -215,7 +222,7 @@ impl Breaker {
     /// scope for a probe). A probe in flight here keeps its half-open state.
     pub(crate) fn open_to(&mut self, until: u64) {
         match self.state {
-            BreakerState::HalfOpen { in_flight: 1.. } => {}
+            BreakerState::HalfOpen { in_flight: 1.., .. } => {}
             BreakerState::Open { until: own } if own >= until => {}
             _ => self.state = BreakerState::Open { until },
         }
@@ -224,7 +231,7 @@ impl Breaker {
     /// Half-open from closed: it was granted the probe of a breaker other realms opened.
     pub(crate) fn half_open(&mut self) {
         if self.state == BreakerState::Closed {
-            self.state = BreakerState::HalfOpen { in_flight: 0 };
+            self.state = BreakerState::HalfOpen { in_flight: 0, until: 0 };
         }
     }
 
@@ -242,7 +249,7 @@ impl Breaker {
         let (code, until, in_flight) = match self.state {
             BreakerState::Closed => (0, 0, 0),
             BreakerState::Open { until } => (1, until, 0),
-            BreakerState::HalfOpen { in_flight } => (2, 0, in_flight),
+            BreakerState::HalfOpen { in_flight, until } => (2, until, in_flight),
         };
         [code, until, u64::from(in_flight), u64::from(self.consecutive), self.next_open_ms]
     }
@@ -252,7 +259,7 @@ impl Breaker {
         let narrow = |x: u64| u32::try_from(x).unwrap_or(u32::MAX);
         self.state = match code {
             1 => BreakerState::Open { until },
-            2 => BreakerState::HalfOpen { in_flight: narrow(in_flight) },
+            2 => BreakerState::HalfOpen { in_flight: narrow(in_flight), until },
             _ => BreakerState::Closed,
         };
         self.consecutive = narrow(consecutive);
@@ -262,8 +269,8 @@ impl Breaker {
 
     /// A probe that never answered (its attempt was abandoned) gives its slot back.
     pub fn release(&mut self) {
-        if let BreakerState::HalfOpen { in_flight } = self.state {
-            self.state = BreakerState::HalfOpen { in_flight: in_flight.saturating_sub(1) };
+        if let BreakerState::HalfOpen { in_flight, until } = self.state {
+            self.state = BreakerState::HalfOpen { in_flight: in_flight.saturating_sub(1), until };
         }
     }
 
@@ -297,8 +304,8 @@ impl Budget {
 
     /// An attempt about to go: `Err(ms)` if the breaker refuses it (a half-open one whose probe
     /// is out); `reconcile` is never refused.
-    pub fn breaker_admit(&mut self, scope: &str, now: u64, reconcile: bool) -> Result<(), u64> {
-        self.scope_mut(scope).breaker.as_mut().map_or(Ok(()), |b| b.admit(now, reconcile))
+    pub fn breaker_admit(&mut self, scope: &str, now: u64, reconcile: bool, probe_ms: u64) -> Result<(), u64> {
+        self.scope_mut(scope).breaker.as_mut().map_or(Ok(()), |b| b.admit(now, reconcile, probe_ms))
     }
 
     /// An attempt that went and was abandoned without an outcome gives back a probe slot it held.

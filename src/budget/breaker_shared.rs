@@ -38,7 +38,7 @@ impl Budget {
 
     /// Whether the scope's breaker is half-open with no probe out: its next attempt needs the slot.
     pub fn breaker_probe_due(&mut self, scope: &str, now: u64) -> bool {
-        self.breaker_state(scope, now) == Some(BreakerState::HalfOpen { in_flight: 0 })
+        matches!(self.breaker_state(scope, now), Some(BreakerState::HalfOpen { in_flight: 0, .. }))
     }
 
     /// Whether the scope's breaker is half-open (a probe out or not).

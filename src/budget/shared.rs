@@ -92,7 +92,8 @@ impl Budget {
                 queued: s.queued.iter().map(|(id, start)| (*id, clocks.to_wall(*start))).collect(),
                 breaker: s.breaker.as_ref().map(|b| {
                     let mut parts = b.shared();
-                    parts[1] = if parts[0] == 1 { clocks.to_wall(parts[1]) } else { 0 };
+                    // An open end, or the end of a probe's slot: both in wall time across realms.
+                    parts[1] = if parts[1] > 0 { clocks.to_wall(parts[1]) } else { 0 };
                     parts
                 }),
             })

@@ -73,7 +73,7 @@ impl Operation {
             Ok(grant) => grant,
             Err(limit) => return self.refuse_hedge(record, Reason::Budget, Some(limit)),
         };
-        if budget.breaker_admit(&scope, now, false).is_err() {
+        if budget.breaker_admit(&scope, now, false, self.attempt_timeout(now)).is_err() {
             budget.release(&scope, grant);
             return self.refuse_hedge(record, Reason::CircuitOpen, None);
         }

@@ -128,7 +128,7 @@ impl Operation {
 
     pub(super) fn send(&mut self, now: u64, mut record: AttemptRecord, grant: Grant, budget: &mut Budget) -> Action {
         let reconcile = self.start.priority == crate::budget::Priority::Reconcile;
-        if let Err(ms) = budget.breaker_admit(&self.start.scope, now, reconcile) {
+        if let Err(ms) = budget.breaker_admit(&self.start.scope, now, reconcile, self.attempt_timeout(now)) {
             // Opened (or its probe went) while this one waited: refused, its wait until the probe.
             budget.release(&self.start.scope, grant);
             record.planned_wait_ms = self.elapsed(now.saturating_add(ms)).saturating_sub(record.decided_at_ms);
