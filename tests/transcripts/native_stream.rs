@@ -91,7 +91,10 @@ impl World<'_> {
 pub fn play_stream(t: &Value) -> Played {
     let client = t.get("client").cloned().unwrap_or(Value::Null);
     let seed = client.get("seed").and_then(Value::as_u64).unwrap_or(1);
-    let draws: Vec<u64> = client.get("draws").and_then(Value::as_array).map_or(Vec::new(), |d| d.iter().filter_map(Value::as_u64).collect());
+    let draws: Vec<u64> = client
+        .get("draws")
+        .and_then(Value::as_array)
+        .map_or(Vec::new(), |d| d.iter().filter_map(Value::as_u64).collect());
     let mut draws = Draws::scripted(draws, seed);
     let mut budget = Budget::default();
     let st = &t["stream"];
@@ -141,7 +144,9 @@ pub fn play_stream(t: &Value) -> Played {
         let happening = match world.microtasks.pop_front() {
             Some(h) => h,
             None => {
-                let Some(i) = world.timers.iter().enumerate().min_by_key(|(_, (at, seq, _))| (*at, *seq)).map(|(i, _)| i) else {
+                let Some(i) =
+                    world.timers.iter().enumerate().min_by_key(|(_, (at, seq, _))| (*at, *seq)).map(|(i, _)| i)
+                else {
                     break;
                 };
                 let (at, seq, what) = world.timers.remove(i);
@@ -210,7 +215,13 @@ pub fn play_stream(t: &Value) -> Played {
 }
 
 /// Feeds one event, does the effects, arms the timer, then the events fed meanwhile.
-fn step(world: &mut World, machine: &mut Session, event: SessionEvent, (draws, budget): (&mut Draws, &mut Budget), wall_start: u64) {
+fn step(
+    world: &mut World,
+    machine: &mut Session,
+    event: SessionEvent,
+    (draws, budget): (&mut Draws, &mut Budget),
+    wall_start: u64,
+) {
     let mut next = Some(event);
     while let Some(event) = next.take() {
         let mut ctx = Ctx { now: world.now, wall: wall_start + world.now, draws, budget };
@@ -244,15 +255,24 @@ fn perform(world: &mut World, machine: &mut Session, effect: SessionEffect) {
             world.links.insert(n, link);
             world.live.insert(n, Vec::new());
             world.note(&format!("connect #{n}"));
-            let script = t.pointer(&format!("/connections/{}", n - 1)).cloned().unwrap_or(serde_json::json!({ "hang": true }));
+            let script =
+                t.pointer(&format!("/connections/{}", n - 1)).cloned().unwrap_or(serde_json::json!({ "hang": true }));
             if let Some(refuse) = script.get("refuse") {
                 let status = refuse["status"].as_u64().unwrap_or(0) as u16;
                 let retry_after = refuse.get("retryAfter").and_then(Value::as_str).map(str::to_owned);
-                world.socket_timer(n, refuse.get("after").and_then(Value::as_u64).unwrap_or(0), Happening::Refused(n, status, retry_after));
+                world.socket_timer(
+                    n,
+                    refuse.get("after").and_then(Value::as_u64).unwrap_or(0),
+                    Happening::Refused(n, status, retry_after),
+                );
             } else if let Some(after) = script.get("fail").and_then(Value::as_u64) {
                 world.socket_timer(n, after, Happening::Closes(n, 1006, String::new()));
             } else if script.get("hang").is_none() {
-                world.socket_timer(n, script.get("openAfter").and_then(Value::as_u64).unwrap_or(0), Happening::Opens(n));
+                world.socket_timer(
+                    n,
+                    script.get("openAfter").and_then(Value::as_u64).unwrap_or(0),
+                    Happening::Opens(n),
+                );
             }
         }
         SessionEffect::Close(link, code, _) => {
