@@ -274,6 +274,11 @@ impl Budget {
     /// Returns the capacity of an attempt that was never sent.
     pub fn release(&mut self, scope: &str, grant: Grant) {
         let s = self.scope_mut(scope);
+        // Its retry-quota cost comes back whatever happened to the queue: a budget taken up from
+        // another realm drops grants whose start has passed, and a retry never sent spends nothing.
+        if let Some(quota) = &mut s.quota {
+            quota.refund(grant.quota_cost);
+        }
         if s.queued.remove(&grant.id).is_none() {
             return;
         }
@@ -283,9 +288,6 @@ impl Budget {
             (_, Some(bucket), false) => bucket.give_back_at(grant.weight, grant.start_at),
             // A lease that ended meanwhile: its tokens went back to the coordinator with it.
             _ => {}
-        }
-        if let Some(quota) = &mut s.quota {
-            quota.refund(grant.quota_cost);
         }
     }
 

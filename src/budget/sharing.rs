@@ -15,6 +15,10 @@ use super::{Ask, Budget, Priority};
 const WALL_SLACK_MS: u64 = 5;
 /// A bracket the shell did not answer in its time (and this much more) goes on without it.
 const ENTER_GRACE_MS: u64 = 50;
+/// How long a step at (or past) its deadline still waits for the share: a step that cuts a call at
+/// its deadline releases what it held (a probe slot, a retry's quota), and that must reach the
+/// other realms too; the call settles at most this much late when another realm holds the lock.
+const AT_DEADLINE_MS: u64 = 100;
 
 /// How a budget is kept beyond this realm.
 #[derive(Clone, Debug, Default)]
@@ -205,10 +209,9 @@ impl<E> Bracket<E> {
         if self.is_in() {
             return Some(event);
         }
-        let within = step.deadline.saturating_sub(now);
+        let within = step.deadline.saturating_sub(now).max(AT_DEADLINE_MS);
         match &budget.sharing {
             Sharing::Local => Some(event),
-            Sharing::Tabs if within == 0 => Some(event),
             Sharing::Tabs => {
                 self.seq = self.seq.wrapping_add(1);
                 out.push(Share::Enter { seq: self.seq, within_ms: within });

@@ -156,8 +156,9 @@ impl Call {
             Stage::LeaseWait { .. } => self.interrupt(Aborted, Some(Pending::Lease), None, ctx),
             Stage::Buffering => self.interrupt(Aborted, Some(Pending::RequestBody), None, ctx),
             Stage::Saving { .. } => self.interrupt(Aborted, Some(Pending::StoreSet), None, ctx),
+            // Nothing is on the wire: the planned attempt is taken back (its quota too), not abandoned.
             Stage::Asking { .. } | Stage::Sleeping { .. } => {
-                self.op.abort(ctx.now, ctx.budget);
+                self.op.cancel(ctx.now, Aborted, None, ctx.budget);
                 self.stopped(ctx);
             }
             Stage::Flying => self.flights_aborted(ctx),
