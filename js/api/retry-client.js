@@ -205,6 +205,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet 
       c,
       handle,
       template,
+      fetch: c.fetch,
       signals,
       key: typeof given?.key === "string" ? given.key : undefined,
       // null: no family matched (the records say so); undefined: the client has none (absent).

@@ -1,85 +1,56 @@
 // Carries out one call's machine (src/call through js/core/calls.js): it does what each effect
 // says — a request, an abort, a store call, the caller's predicate or status query, a report, a
-// step on the shared budget — and feeds back what happened, with one timer armed where the machine
-// asks. It decides nothing: no delay, count, order or state is computed here.
+// step on the shared budget — and feeds back what happened (./drive.js). It decides nothing.
 
-import { now, wall } from "../platform/clock.js";
-import { FULFILLED, REJECTED, aborted, clear, follow, swallow, timer } from "../platform/race.js";
+import { FULFILLED, REJECTED, aborted, follow } from "../platform/race.js";
 import { describe } from "../platform/describe.js";
-import { abortWith, query, request } from "./request.js";
-import { storeCall } from "./store.js";
+import { abortWith, attempt, statusQuery } from "../platform/attempt.js";
+import { storeCall } from "../platform/store-call.js";
+import { tell } from "../platform/observers.js";
+import { disarm, driven, feed } from "./drive.js";
 import { releaseHeld, shareStep } from "./share.js";
-import { NONE, SEND, ABORT, GET, SET, DELETE, ASK, QUERY, REPORT, DONE, READ_BODY, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING } from "../core/calls.js";
+import { SEND, ABORT, GET, SET, DELETE, ASK, QUERY, REPORT, DONE, READ_BODY, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING } from "../core/calls.js";
+
+const STORE_METHODS = { [GET]: "get", [SET]: "set", [DELETE]: "delete" };
 
 /** Runs prepared call `call` (js/api/retry-client.js made it) to its settling. */
 export function run(call) {
   return new Promise((resolve, reject) => {
-    Object.assign(call, { resolve, reject, queue: [], draining: false, timer: null, wakeAt: -1, flights: new Map(), last: undefined, done: false });
+    Object.assign(call, driven(call.c.core.calls, perform), { resolve, reject, flights: new Map(), last: undefined });
     const { signals } = call;
     if (signals.length > 0) {
-      call.onAbort = () => feed(call, (calls, h, t, w) => calls.abort(h, t, w));
+      call.onAbort = () => feed(call, (m, h, t, w) => m.abort(h, t, w));
       for (const signal of signals) {
         try {
           signal.addEventListener("abort", call.onAbort);
         } catch {}
       }
     }
-    call.unlisten = call.c.budget.shared?.listen?.(() => feed(call, (calls, h, t, w) => calls.news(h, t, w)));
+    call.unlisten = call.c.budget.shared?.listen?.(() => feed(call, (m, h, t, w) => m.news(h, t, w)));
     // The first step waits for the caller's task to end: the deadline counts from the call, and a
     // request is not sent at once only to leave the process after a busy task has run out its time.
-    const first = signals.length > 0 && aborted(signals) ? (calls, h, t, w) => calls.abort(h, t, w) : (calls, h, t, w) => calls.go(h, t, w);
+    const first = signals.length > 0 && aborted(signals) ? (m, h, t, w) => m.abort(h, t, w) : (m, h, t, w) => m.go(h, t, w);
     Promise.resolve().then(() => feed(call, first));
   });
 }
 
-/** Feeds one event (`step` makes it) and does what the machine says, then arms its timer. An event
- * that arrives while effects are being done (an abort from an observer) waits its turn. */
-export function feed(call, step) {
-  if (call.done) return;
-  if (call.draining) {
-    call.queue.push(step);
-    return;
-  }
-  const { calls } = call.c.core;
-  call.draining = true;
-  try {
-    let effect = step(calls, call.handle, now(), wall());
-    for (;;) {
-      while (effect.type !== NONE && !call.done) {
-        perform(call, effect);
-        if (!call.done) effect = calls.poll(call.handle);
-      }
-      if (call.done) return;
-      arm(call, effect.wakeAt);
-      const next = call.queue.shift();
-      if (next === undefined) return;
-      effect = next(calls, call.handle, now(), wall());
-    }
-  } finally {
-    call.draining = false;
-  }
-}
-
-/** One timer per call, at the instant the machine asks for. */
-function arm(call, wakeAt) {
-  if (wakeAt === call.wakeAt && (call.timer !== null || wakeAt < 0)) return;
-  clear(call.timer);
-  call.timer = null;
-  call.wakeAt = wakeAt;
-  if (wakeAt < 0) return;
-  call.timer = timer(() => {
-    call.timer = null;
-    call.wakeAt = -1;
-    feed(call, (calls, h, t, w) => calls.timer(h, t, w));
-  }, wakeAt - now());
-  // A platform whose timers throw (a test's fakes) cannot bound a wait: the call ends as aborted.
-  if (call.timer === null) feed(call, (calls, h, t, w) => calls.abort(h, t, w));
-}
-
 function perform(call, effect) {
   switch (effect.type) {
-    case SEND:
-      return request(call, effect, feed);
+    case SEND: {
+      const n = effect.attempt;
+      const flight = attempt(call, effect.hedge, effect.readBody, {
+        headed: () => feed(call, (m, h, t, w) => m.headed(h, t, w, n)),
+        response: (head, received) => {
+          const earlier = call.last;
+          call.last = received;
+          // A fetch that hands back one object for every attempt keeps its body.
+          if (earlier !== undefined && earlier.original !== received.original) earlier.discard();
+          feed(call, (m, h, t, w) => m.response(h, t, w, n, head));
+        },
+        failed: (words) => feed(call, (m, h, t, w) => m.failed(h, t, w, n, "network-error", words)),
+      });
+      return void call.flights.set(n, flight);
+    }
     case ABORT: {
       const flight = call.flights.get(effect.attempt);
       if (flight === undefined || flight.done) return;
@@ -89,35 +60,44 @@ function perform(call, effect) {
     case GET:
     case SET:
     case DELETE:
-      return storeCall(call.c, effect, call.key, (answer) => feed(call, (calls, h, t, w) => calls.stored(h, t, w, effect.seq, answer)));
+      return storeCall(call.c, STORE_METHODS[effect.type], call.key, effect.value, (answer) => feed(call, (m, h, t, w) => m.stored(h, t, w, effect.seq, answer)));
     case ASK:
       return ask(call, effect);
-    case QUERY:
-      return query(call, effect, feed, abandon);
+    case QUERY: {
+      const n = effect.attempt;
+      const flight = statusQuery(call.statusQuery, n, call.c.core.names.evidence, {
+        answer: (evidence, words) => feed(call, (m, h, t, w) => m.queryAnswer(h, t, w, n, evidence, words)),
+        broke: (error) => abandon(call, error),
+      });
+      return void call.flights.set(n, flight);
+    }
     case REPORT:
-      return report(call, effect.records);
+      return tell([call.c.onAttempt, call.onAttempt], effect.records, (records) => label(call, records));
     case DONE:
       return settle(call, effect);
     case READ_BODY:
-      return readRequestBody(call);
+      call.body = call.template.buffer();
+      return follow(call.body.done, ([, [how, value]]) => {
+        if (how === REJECTED) call.bodyError = value;
+        feed(call, (m, h, t, w) => m.bodyRead(h, t, w, how === FULFILLED));
+      });
     case GONE:
       return abandon(call, new TypeError("retryline: the client or its budget was freed while the call ran"));
     default:
-      return shareStep(call, effect, (step) => feed(call, (calls, h, t, w) => step(calls, h, t, w)));
+      return shareStep(call, effect, (step) => feed(call, step));
   }
 }
 
 /** Puts the retry to the caller's `shouldRetry`, with the attempt it follows. */
 function ask(call, { seq, record, error }) {
-  const response = call.flights.get(record.attempt)?.received?.original;
   let cause;
   if (error !== null && error !== undefined) {
     cause = new Error(error);
     if (record.outcome === "timeout") cause.name = "TimeoutError";
   }
-  label(call, [record]);
-  const context = { attempt: record.attempt, status: record.status ?? undefined, error: cause, response, record };
-  const answer = (yes, threw) => feed(call, (calls, h, t, w) => calls.answered(h, t, w, seq, yes, threw));
+  const response = call.flights.get(record.attempt)?.received?.original;
+  const context = { attempt: record.attempt, status: record.status ?? undefined, error: cause, response, record: label(call, [record])[0] };
+  const answer = (yes, threw) => feed(call, (m, h, t, w) => m.answered(h, t, w, seq, yes, threw));
   let asked;
   try {
     asked = call.shouldRetry(context);
@@ -127,57 +107,30 @@ function ask(call, { seq, record, error }) {
   follow(asked, ([how, value]) => answer(how === FULFILLED && value !== false, how === REJECTED ? describe(value) : undefined));
 }
 
-/** Reads the caller's request body once, before the first attempt. */
-function readRequestBody(call) {
-  call.body = call.template.buffer();
-  follow(call.body.done, ([, [how, value]]) => {
-    if (how === REJECTED) call.bodyError = value;
-    feed(call, (calls, h, t, w) => calls.bodyRead(h, t, w, how === FULFILLED));
-  });
-}
-
-/** Hands each new record to the client's observer, then to the call's own; each gets its own copy,
- * and what they throw or reject with is ignored. */
-function report(call, text) {
-  const { c } = call;
-  for (const observer of [c.onAttempt, call.onAttempt]) {
-    if (observer === undefined) continue;
-    for (const record of label(call, JSON.parse(text))) {
-      try {
-        const returned = observer(record);
-        if (returned !== null && (typeof returned === "object" || typeof returned === "function")) swallow(returned);
-      } catch {
-        // A throwing observer must not break the call it observes.
-      }
-    }
-  }
-}
-
 /** Each record says which endpoint family its call ran under (null: the client's defaults). */
-export function label(call, records) {
+function label(call, records) {
   if (call.family === undefined || !Array.isArray(records)) return records;
   for (const record of records) record.family = call.family;
   return records;
 }
 
-/** The call is over before its machine said so (a status query that broke its contract): it rejects with `error`. */
+/** The call is over before its machine said so (a status query that broke its contract, a machine
+ * freed under it): it rejects with `error`. */
 function abandon(call, error) {
   if (call.done) return;
   end(call);
   call.reject(error);
 }
 
-/** Lets go of everything the call holds: its timer, listeners, request body, machine. */
+/** Lets go of everything the call holds: its timer, listeners, request body, lock, machine. */
 function end(call) {
   call.done = true;
-  clear(call.timer);
+  disarm(call);
   call.unlisten?.();
-  if (call.onAbort !== undefined) {
-    for (const signal of call.signals) {
-      try {
-        signal.removeEventListener("abort", call.onAbort);
-      } catch {}
-    }
+  for (const signal of call.onAbort === undefined ? [] : call.signals) {
+    try {
+      signal.removeEventListener("abort", call.onAbort);
+    } catch {}
   }
   call.body?.cancel();
   releaseHeld(call);
@@ -190,24 +143,16 @@ function end(call) {
 }
 
 /** The call is over: everything it holds let go, the caller answered. */
-function settle(call, { how, attempt, json, escalated }) {
+function settle(call, { how, attempt: winner, json, escalated }) {
   const { c } = call;
   end(call);
-  if (how === SUCCESS) {
-    const received = call.flights.get(attempt)?.received ?? call.last;
-    return call.resolve(received?.forCaller(call.signals));
-  }
+  if (how === SUCCESS) return call.resolve((call.flights.get(winner)?.received ?? call.last)?.forCaller(call.signals));
   if (how === BODY_THREW) return call.reject(call.bodyError);
   const out = JSON.parse(json);
   if (how === RUNNING) return call.reject(new TypeError(out.message));
   if (how !== FAILED) {
-    if (escalated && c.onEscalation !== undefined) {
-      // A throwing callback must not lose the result.
-      try {
-        const returned = c.onEscalation(JSON.parse(json));
-        if (returned !== null && (typeof returned === "object" || typeof returned === "function")) swallow(returned);
-      } catch {}
-    }
+    // A throwing callback must not lose the result.
+    if (escalated) tell([c.onEscalation], `[${json}]`);
     return call.resolve(out);
   }
   const details = { response: call.last?.forError((url) => c.redact(url, true)), records: label(call, out.records) };

@@ -1,18 +1,20 @@
 // Carries out one stream's session (src/stream/session through js/core/streams.js): it opens and
 // closes the sockets it is told to, runs the caller's onOpen and resync, writes what the pace lets
-// through, tells the listeners, and feeds back what each socket and callback did — with one timer
-// armed where the session asks. It decides nothing.
+// through, tells the listeners, and feeds back what each socket and callback did (./drive.js). It
+// decides nothing.
 
-import { now, wall } from "../platform/clock.js";
-import { aborted, clear, follow, FULFILLED, REJECTED, swallow, timer } from "../platform/race.js";
+import { wall } from "../platform/clock.js";
+import { aborted, follow, FULFILLED, REJECTED } from "../platform/race.js";
 import { describe } from "../platform/describe.js";
 import { attach, closeQuietly, detach } from "../platform/socket.js";
-import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, WRITE, PING, RESYNC, REPORT, STOPPED, NONE, GONE } from "../core/streams.js";
+import { tell } from "../platform/observers.js";
+import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, WRITE, PING, RESYNC, REPORT, STOPPED, GONE } from "../core/streams.js";
+import { disarm, driven, feed } from "./drive.js";
 import { releaseHeld, shareStep } from "./share.js";
 
 /** Starts the stream `s` (js/api/stream.js made it). */
 export function run(s) {
-  Object.assign(s, { sockets: new Map(), messages: new Map(), nextId: 0, queue: [], draining: false, timer: null, wakeAt: -1, done: false, data: undefined });
+  Object.assign(s, driven(s.c.core.streams, perform), { sockets: new Map(), messages: new Map(), nextId: 0 });
   if (s.signal !== undefined) {
     try {
       if (aborted([s.signal])) s.closeRequested = true;
@@ -21,48 +23,6 @@ export function run(s) {
   }
   feed(s, (m, h, t, w) => m.start(h, t, w));
   if (s.closeRequested) close(s);
-}
-
-/** Feeds one event (`step` makes it; `data`, a message's, goes to the listeners if it is delivered). */
-function feed(s, step, data) {
-  if (s.done) return;
-  if (s.draining) {
-    s.queue.push([step, data]);
-    return;
-  }
-  const { streams } = s.c.core;
-  s.draining = true;
-  try {
-    for (;;) {
-      s.data = data;
-      let effect = step(streams, s.handle, now(), wall());
-      while (effect.type !== NONE && !s.done) {
-        perform(s, effect);
-        if (!s.done) effect = streams.poll(s.handle);
-      }
-      if (s.done) return;
-      arm(s, effect.wakeAt);
-      const next = s.queue.shift();
-      if (next === undefined) return;
-      [step, data] = next;
-    }
-  } finally {
-    s.draining = false;
-    s.data = undefined;
-  }
-}
-
-function arm(s, wakeAt) {
-  if (wakeAt === s.wakeAt && (s.timer !== null || wakeAt < 0)) return;
-  clear(s.timer);
-  s.timer = null;
-  s.wakeAt = wakeAt;
-  if (wakeAt < 0) return;
-  s.timer = timer(() => {
-    s.timer = null;
-    s.wakeAt = -1;
-    feed(s, (m, h, t, w) => m.timer(h, t, w));
-  }, wakeAt - now());
 }
 
 function perform(s, effect) {
@@ -90,25 +50,39 @@ function perform(s, effect) {
     case WRITE: {
       const data = s.messages.get(effect.id);
       s.messages.delete(effect.id);
-      const socket = s.sockets.get(effect.link);
       try {
-        socket?.send(data);
+        s.sockets.get(effect.link)?.send(data);
       } catch {
         // A socket that cannot send is about to close: its close tells the session.
       }
       return;
     }
-    case PING:
-      return ping(s, effect.link);
-    case RESYNC:
-      return resync(s, effect.round);
+    case PING: {
+      // An application-level ping (runtimes that cannot send ping frames): the caller's message.
+      let payload = s.heartbeat?.message;
+      try {
+        if (typeof payload === "function") payload = payload();
+      } catch {
+        payload = undefined;
+      }
+      if (payload !== undefined) send(s, effect.link, payload);
+      return;
+    }
+    case RESYNC: {
+      const done = (ok) => feed(s, (m, h, t, w) => m.resynced(h, t, w, effect.round, ok));
+      try {
+        return follow(s.resync(s.target), ([how]) => done(how === FULFILLED));
+      } catch {
+        return done(false);
+      }
+    }
     case REPORT:
-      return report(s, effect.records);
+      return tell([s.c.onAttempt, s.onAttempt], effect.records);
     case STOPPED:
-      return stopped(s, effect);
+      return stopped(s, effect.reason, JSON.parse(effect.json));
     case GONE:
       // Its client or budget was freed: it stops, and says so.
-      return stopped(s, { reason: "aborted", json: JSON.stringify({ reason: "aborted", message: `stream ${s.url}: aborted (its client or budget was freed)`, records: [] }) });
+      return stopped(s, "aborted", { reason: "aborted", message: `stream ${s.url}: aborted (its client or budget was freed)`, records: [] });
     default:
       return shareStep(s, effect, (step) => feed(s, step));
   }
@@ -160,70 +134,23 @@ function onOpen(s, link) {
     },
   };
   const done = (threw) => feed(s, (m, h, t, w) => m.onOpenDone(h, t, w, link, threw));
-  let opened;
   try {
-    opened = s.onOpen(facade);
+    follow(s.onOpen(facade), ([how, value]) => done(how === REJECTED ? describe(value) : undefined));
   } catch (error) {
-    return done(describe(error));
-  }
-  follow(opened, ([how, value]) => done(how === REJECTED ? describe(value) : undefined));
-}
-
-/** An application-level ping (runtimes that cannot send ping frames): the caller's message. */
-function ping(s, link) {
-  let payload = s.heartbeat?.message;
-  if (typeof payload === "function") {
-    try {
-      payload = payload();
-    } catch {
-      payload = undefined;
-    }
-  }
-  if (payload !== undefined) send(s, link, payload);
-}
-
-/** The caller's resync of round `round`: the stream is stale until it resolves. */
-function resync(s, round) {
-  const done = (ok) => feed(s, (m, h, t, w) => m.resynced(h, t, w, round, ok));
-  let resynced;
-  try {
-    resynced = s.resync(s.target);
-  } catch {
-    return done(false);
-  }
-  follow(resynced, ([how]) => done(how === FULFILLED));
-}
-
-/** Hands the new records to the client's observer and the stream's. */
-function report(s, text) {
-  const { c } = s;
-  for (const observer of [c.onAttempt, s.onAttempt]) {
-    if (observer === undefined) continue;
-    for (const record of JSON.parse(text)) {
-      try {
-        const returned = observer(record);
-        if (returned !== null && (typeof returned === "object" || typeof returned === "function")) swallow(returned);
-      } catch {
-        // A throwing observer must not break the stream it observes.
-      }
-    }
+    done(describe(error));
   }
 }
 
 /** Closes the stream for good (the caller's close, or its signal). */
-export function close(s) {
-  feed(s, (m, h, t, w) => m.close(h, t, w));
-}
+export const close = (s) => feed(s, (m, h, t, w) => m.close(h, t, w));
 
 /** Reports a gap: the stream is stale until it is resynced. */
-export function gap(s) {
-  feed(s, (m, h, t, w) => m.gap(h, t, w));
-}
+export const gap = (s) => feed(s, (m, h, t, w) => m.gap(h, t, w));
 
 /** The session stopped: its machine freed, a "stop" event with the reason (and an error unless the caller closed it). */
-function stopped(s, { reason, json }) {
+function stopped(s, reason, details) {
   s.done = true;
-  clear(s.timer);
+  disarm(s);
   releaseHeld(s);
   s.c.core.streams.free(s.handle);
   for (const socket of s.sockets.values()) {
@@ -233,7 +160,6 @@ function stopped(s, { reason, json }) {
   s.sockets.clear();
   s.reason = reason;
   s.state = "stopped";
-  const details = JSON.parse(json);
   const error = reason === "aborted" ? undefined : new s.c.RetryError(details.reason, details.message, { records: details.records });
   s.target.dispatchEvent(Object.assign(new Event("stop"), { reason, error }));
 }
