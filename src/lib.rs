@@ -6,16 +6,19 @@
 //! (`Retry-After`, throttles and bans over a whole scope) never shortened; orders whose outcome
 //! is unknown reconciled, never resent; a redacted record of every attempt, sent or refused.
 //!
-//! One core performs no I/O and reads no clock: it decides, attempt by attempt, whether to
-//! **send**, **sleep** or **stop**. A thin shell turns those decisions into real `fetch` calls
-//! and timers: for JavaScript (the npm package), the JavaScript in js/ over the core's plain
-//! exports; for Rust on `wasm32`, the typed shell `web` (feature `web`, the default).
+//! One core performs no I/O and reads no clock, and sequences everything: a call ([`call::Call`])
+//! and a stream ([`stream::session::Session`]) are machines that take events (a response, a
+//! timer, a store's answer, a socket's close) and hand out effects (send, abort, store, ask, sleep
+//! via their one timer, report, done). A thin shell carries the effects out and decides nothing:
+//! for JavaScript (the npm package), the executor in js/ over the core's plain exports; for Rust on
+//! `wasm32`, the typed shell `web` (feature `web`, the default).
 //!
 //! ```text
-//!   JS caller ─▶ js/ (api, drivers, platform) ─▶ plain exports (abi) ─┐
-//!   Rust dashboard ─▶ web::Client (web::api, drivers, platform) ──────┤
-//!                                                                     ▼
-//!        core (this crate without `web`): Operation, Policy, Budget, records
+//!   JS caller ─▶ js/ (api, executor, core facade, platform) ─▶ plain exports (abi) ─┐
+//!   Rust dashboard ─▶ web::Client (web::api, executor, platform) ─────────────────────┤
+//!                                                                                   ▼
+//!        core (this crate without `web`): call::Call, stream::session::Session, Operation,
+//!        Policy, Budget and its bracket for sharing, records
 //! ```
 //!
 //! ## A Rust dashboard on wasm32 (Leptos, Yew, Dioxus, `wasm-pack test`)
