@@ -119,13 +119,13 @@ pub enum Done {
         /// The request whose response is the caller's.
         attempt: u32,
     },
-    /// Reject with a `RetryError` ([`Call::failure`]).
+    /// Reject with a `RetryError` ([`super::Call::outcome_json`]).
     Failed,
     /// Reject with what reading the request body threw.
     BodyThrew,
-    /// Reject with a `TypeError` ([`Call::failure`]'s message): the key is still running.
+    /// Reject with a `TypeError` ([`super::Call::outcome_json`]'s message): the key is still running.
     Running,
-    /// Resolve with the reconciliation's result ([`Call::reconciled`]).
+    /// Resolve with the reconciliation's result ([`super::Call::outcome_json`]).
     Reconciled,
 }
 
@@ -146,7 +146,7 @@ pub struct Head {
     pub used: Option<u64>,
 }
 
-/// What happened, fed to [`Call::handle`].
+/// What happened, fed to [`super::Call::handle`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// The call may begin (the caller's task has ended).

@@ -68,13 +68,13 @@ pub enum SessionEffect {
     Ping(u32),
     /// Run the caller's `resync` (round `n`); answer `Resynced`.
     Resync(u32),
-    /// Hand the new records to the observers ([`Session::take_records`]).
+    /// Hand the new records to the observers ([`super::Session::take_records`]).
     Report,
-    /// The stream stopped, for this reason ([`Session::stop_json`] says more).
+    /// The stream stopped, for this reason ([`super::Session::stop_json`] says more).
     Stopped(Reason),
 }
 
-/// What happened, fed to [`Session::handle`].
+/// What happened, fed to [`super::Session::handle`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum SessionEvent {
     /// The stream begins.
