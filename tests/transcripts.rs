@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! The transcript suite, natively: each transcript of tests/transcripts/*.json played around the
 //! core's machines (transcripts/native.rs) must give exactly the log and the records it lists — the
 //! same the JavaScript executor gives in Node (tests/js/transcripts.test.mjs) and the Rust executor

@@ -5,28 +5,29 @@
 //! reconnects the core decides under the same policy limits and budget. (The npm package's JavaScript shell is js/,
 //! over the core's plain exports; it does not use this module.)
 //!
-//! Four layers, each importing only those below it; nothing here decides, every decision is the
+//! Three layers, each importing only those below it; nothing here decides, every decision is the
 //! core's:
 //!
 //! ```text
 //!  Rust caller
 //!      │   Client, ClientBuilder, CallOptions, PolicyLayer, ShouldRetry, RetryContext, Error,
 //!      │   Stopped, SharedBudget, Reconciled, Family, Match, Docs, Worksheet, WorksheetRow,
-//!      │   Stream, StreamOptions, StreamEvent, StreamState, Message, NotOpen
+//!      │   Stream, StreamOptions, StreamEvent, StreamState, Message, NotOpen, OnOpen,
+//!      │   Connection, Resync, Heartbeat
 //!      ▼
 //!  api/        checks what the caller gives (policies merged field by field), hands it down,
 //!      │       returns typed results
 //!      ▼
-//!  executor/   carries out the core's call machine (crate::call): each effect it hands out —
-//!      │       send, abort, store, ask, share, report, done — done, what happened fed back, one timer
-//!  drivers/    a stream's driver: sockets, connect timeouts, sleeps, checks, pace, around the
-//!      │       core's Stream (until streams have a machine of their own)
+//!  executor/   carries out the core's machines — a call's (crate::call) and a stream's session
+//!      │       (crate::stream::session): each effect it hands out — send, abort, store, ask,
+//!      │       connect, close, write, on_open, resync, ping, share, report, done — done, what
+//!      │       happened fed back, one timer each
 //!      ▼
 //!  platform/   the JavaScript it binds, every call that can throw guarded or `catch`:
 //!      │       values.js · waits.js · responses.js · tab-locks.js, clocks, timers, settling
 //!      │       values, abort, fetch, request, response, socket, inbox, store, JsValue → Loose
 //!      ▼
-//!  core        (the crate without `web`) Call, Operation, Stream, Policy, Budget, records
+//!  core        (the crate without `web`) Call, Session, Operation, Stream, Policy, Budget, records
 //! ```
 //!
 //! **Cancelling** is dropping the future: its timer is cleared and the requests in flight are
@@ -36,7 +37,7 @@
 //! [`Reason::Aborted`](crate::Reason::Aborted).
 //!
 //! **A stream** is closed by dropping its [`Stream`] (or [`Stream::close`]): its socket is
-//! closed and every timer cleared at once.
+//! closed and its timer cleared at once (once it holds the lock, for a budget shared across tabs).
 //!
 //! ```ignore
 //! let stream = client.stream("wss://stream.binance.com/ws/btcusdt@trade", StreamOptions::default())?;
@@ -51,13 +52,12 @@
 //! ```
 
 mod api;
-mod drivers;
 mod executor;
 mod platform;
 
 pub use api::{
-    CallOptions, Client, ClientBuilder, Docs, Error, Family, FamilyRequest, Match, Message, NotOpen, PolicyLayer,
-    Reconciled, RetryContext, SharedBudget, ShouldRetry, Stopped, Stream, StreamEvent, StreamOptions, StreamState,
-    TokenBucket, UrlPattern, Weight, Worksheet, WorksheetRow,
+    CallOptions, Client, ClientBuilder, Connection, Docs, Error, Family, FamilyRequest, Heartbeat, Match, Message,
+    NotOpen, OnOpen, PolicyLayer, Reconciled, Resync, RetryContext, SharedBudget, ShouldRetry, Stopped, Stream,
+    StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern, Weight, Worksheet, WorksheetRow,
 };
 pub use platform::clock;

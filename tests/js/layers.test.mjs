@@ -2,7 +2,7 @@
 // only go down the layers, no module imports itself round a circle, and no file in src/ or js/ is
 // over 400 lines. Imports are read from the sources (static, re-exports and import()).
 //   js/:      cli → entries (js/*.js) → profiles → api → executor → core → platform
-//   src/web/: mod.rs → api → executor → drivers → platform   (and the core never imports a shell)
+//   src/web/: mod.rs → api → executor → platform   (and the core never imports a shell)
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -103,12 +103,11 @@ function webGraph() {
   return graph;
 }
 
-// executor/ carries out the core's call machine; drivers/ is a stream's driver until streams have
-// a machine too: neither imports the other.
-const WEB_LAYERS = ["src/web", "src/web/api", "src/web/executor", "src/web/drivers", "src/web/platform"];
+// executor/ carries out the core's machines (a call's, a stream's session); platform/ binds JavaScript.
+const WEB_LAYERS = ["src/web", "src/web/api", "src/web/executor", "src/web/platform"];
 const webLayer = (module) => WEB_LAYERS.filter((l) => module === l || module.startsWith(`${l}/`)).at(-1);
 
-test("src/web/: imports go only down the layers (mod.rs → api → executor → drivers → platform), and round no circle", () => {
+test("src/web/: imports go only down the layers (mod.rs → api → executor → platform), and round no circle", () => {
   const graph = webGraph();
   const upward = [];
   for (const [module, deps] of graph) {

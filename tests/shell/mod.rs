@@ -20,6 +20,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test;
 
+mod streams;
+
 #[allow(clippy::option_env_unwrap)] // a clear message when it was not set at build time
 pub fn mock_url() -> &'static str {
     option_env!("RETRYLINE_MOCK_URL").expect("RETRYLINE_MOCK_URL: run the wasm tests through `npm test`")

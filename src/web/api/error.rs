@@ -5,7 +5,6 @@ use wasm_bindgen::JsValue;
 
 use crate::reason::Reason;
 use crate::record::AttemptRecord;
-use crate::web::drivers::stream::Failure;
 pub use crate::web::executor::Stopped;
 use crate::web::platform::errors::describe;
 
@@ -55,12 +54,3 @@ impl std::fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-/// How a stream stopped.
-impl From<Box<Failure>> for Error {
-    fn from(failure: Box<Failure>) -> Error {
-        let message = failure.message();
-        let Failure { reason, key, response, records, .. } = *failure;
-        Error::Stopped(Box::new(Stopped { reason, message, key, response, records }))
-    }
-}

@@ -1,8 +1,9 @@
 //! The Rust API: [`Client`] (made by [`ClientBuilder`]), [`CallOptions`], [`PolicyLayer`],
 //! [`ShouldRetry`] and its [`RetryContext`], [`Family`], [`Worksheet`], [`Error`] and [`Stopped`],
 //! [`SharedBudget`], [`Reconciled`]; streams: [`Stream`], [`StreamOptions`], [`StreamEvent`],
-//! [`StreamState`], [`Message`], [`NotOpen`]. It checks what the caller gives and hands it to the
-//! executor (a stream to its driver); their results come back as these types.
+//! [`StreamState`], [`Message`], [`NotOpen`], and what a stream runs of the caller's: [`OnOpen`]
+//! (given a [`Connection`]), [`Resync`], [`Heartbeat`]. It checks what the caller gives and hands
+//! it to the executor; the results come back as these types.
 
 mod builder;
 mod call_options;
@@ -14,6 +15,7 @@ mod reconciled;
 mod shared_budget;
 mod should_retry;
 mod stream;
+mod stream_callbacks;
 mod stream_options;
 mod worksheet;
 
@@ -29,5 +31,6 @@ pub use policy_layer::PolicyLayer;
 pub use reconciled::Reconciled;
 pub use shared_budget::SharedBudget;
 pub use should_retry::{RetryContext, ShouldRetry};
-pub use stream::{NotOpen, Stream, StreamEvent, StreamState};
+pub use stream::{Stream, StreamEvent, StreamState};
+pub use stream_callbacks::{Connection, Heartbeat, NotOpen, OnOpen, Resync};
 pub use stream_options::StreamOptions;

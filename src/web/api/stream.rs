@@ -2,17 +2,16 @@
 //! event by event from a [`Stream`].
 
 use std::future::poll_fn;
-use std::rc::Rc;
 
 use super::client::Client;
 use super::error::Error;
+use super::stream_callbacks::NotOpen;
 use super::stream_options::StreamOptions;
+pub use crate::stream::session::StreamState;
 use crate::text;
-use crate::web::drivers::stream::{Driver, Event, Streaming};
+use crate::web::executor::{StreamEvent as Event, Streaming};
 use crate::web::platform::errors::{invalid, type_error};
 use crate::web::platform::socket::{parse_url, Message};
-
-pub use crate::web::drivers::stream::StreamState;
 
 /// What a [`Stream`] tells, in order.
 #[derive(Debug)]
@@ -27,24 +26,9 @@ pub enum StreamEvent {
     Stopped(Error),
 }
 
-/// [`Stream::send`] found no open connection: nothing was sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NotOpen {
-    /// The stream's state when it was asked.
-    pub state: StreamState,
-}
-
-impl std::fmt::Display for NotOpen {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("stream.send while the stream is not open: send once it is, or use StreamOptions::subscribe, sent on every connection")
-    }
-}
-
-impl std::error::Error for NotOpen {}
-
-/// A stream made by [`Client::stream`]: its connections opened, watched and reopened by its
-/// driver, every reconnect decided by the core under the stream's policy and the
-/// client's budget. **Dropping it closes it**: its socket closed, every timer cleared.
+/// A stream made by [`Client::stream`]: its connections opened, watched, paced, rotated and
+/// reopened as the core's session decides, under the stream's policy and the client's budget.
+/// **Dropping it closes it**: its socket closed, its timer cleared.
 ///
 /// Read it from one task: `while let Some(event) = stream.next().await { … }`. Its events wait
 /// for the reader without limit, so a stream nobody reads should be dropped.
@@ -69,11 +53,9 @@ impl Client {
                 return Err(Error::Invalid(type_error(&message)));
             }
         };
-        let (spec, opening) = options.checked(&href).map_err(|e| Error::Invalid(invalid("stream options", &e)))?;
-        // The client's budget, draws and observer: what the stream's driver steps on.
-        let (exec, held) = (&self.executor, self.executor.held());
-        let driver = Driver::new(held.budget.clone(), held.share.clone(), exec.draws(), exec.observer());
-        Ok(Stream { streaming: Streaming::start(Rc::new(driver), spec, opening), url: href })
+        let (spec, given) = options.checked(&href).map_err(|e| Error::Invalid(invalid("stream options", &e)))?;
+        // On the client's budget, draws and observer.
+        Ok(Stream { streaming: self.executor.stream(spec, given), url: href })
     }
 }
 
@@ -84,7 +66,7 @@ impl Stream {
         Some(match event {
             Event::Message(message) => StreamEvent::Message(message),
             Event::State(state) => StreamEvent::State(state),
-            Event::Stopped(failed) => StreamEvent::Stopped(failed.into()),
+            Event::Stopped(stopped) => StreamEvent::Stopped(Error::Stopped(stopped)),
         })
     }
 
@@ -108,7 +90,8 @@ impl Stream {
         &self.url
     }
 
-    /// Sends `text` on the open connection, paced to `send_per_second`.
+    /// Sends `text` on the open connection, paced to `send_per_second`; `Err` while none is open
+    /// (subscribe in [`StreamOptions::on_open`], which runs on every connection).
     pub fn send(&self, text: &str) -> Result<(), NotOpen> {
         self.streaming.send(Message::Text(text.to_owned())).map_err(|state| NotOpen { state })
     }
@@ -116,6 +99,12 @@ impl Stream {
     /// Sends `bytes` as a binary message on the open connection, paced as [`send`](Self::send).
     pub fn send_bytes(&self, bytes: &[u8]) -> Result<(), NotOpen> {
         self.streaming.send(Message::Binary(bytes.to_vec())).map_err(|state| NotOpen { state })
+    }
+
+    /// Reports a missed update (a sequence number skipped): the stream is
+    /// [`StreamState::Stale`] until [`StreamOptions::resync`] answers `Ok`.
+    pub fn gap(&self) {
+        self.streaming.gap();
     }
 
     /// Closes it for good, as dropping it does; the events read since end with `None`.

@@ -1,10 +1,11 @@
 //! [`StreamOptions`]: what one stream asks beyond the defaults, checked as the JavaScript
 //! `client.stream` options are (by the core's own reader) before anything connects.
 
-use crate::input::{InvalidOption, Loose, Problem};
+use super::stream_callbacks::{Heartbeat, OnOpen, Resync};
+use crate::input::{whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
 use crate::policy::Policy;
 use crate::stream::StreamSpec;
-use crate::web::drivers::stream::Opening;
+use crate::web::executor::Given;
 use crate::web::platform::socket::Message;
 
 /// What one stream asks; `StreamOptions::default()` asks nothing. Durations in ms.
@@ -13,7 +14,8 @@ use crate::web::platform::socket::Message;
 /// [`Policy::for_streams`] (1 s base backoff up to 30 s, 20 attempts an outage, an outage of 5
 /// minutes at most), the URL's origin as the scope (`ws:` read as `http:`: a ban on the REST
 /// calls holds the stream too), weight 1, proven after 5 s up, stale after 10 s silent, replaced
-/// after 30 s silent, never rotated, close codes 1002, 1003, 1007 and 1008 stop it, unpaced.
+/// after 30 s silent, never rotated, close codes 1002, 1003, 1007 and 1008 stop it, unpaced, no
+/// subscriptions, `on_open`, `resync` or heartbeat.
 #[derive(Clone, Debug, Default)]
 pub struct StreamOptions {
     /// The reconnect policy: `max_attempts` per outage, `deadline_ms` the longest outage,
@@ -34,13 +36,22 @@ pub struct StreamOptions {
     pub rotate_after_ms: Option<u64>,
     /// Close codes (1000–4999) that stop the stream instead of reconnecting it.
     pub stop_codes: Option<Vec<u16>>,
-    /// The most messages [`Stream::send`](super::Stream::send) passes a second; the rest wait in order.
+    /// At most this many writes in any second — a sliding window, as a provider counts (Binance: 5
+    /// a second), subscriptions, `on_open`'s and pings included; the rest wait in order
+    /// (1–1 000 000; default: unpaced).
     pub send_per_second: Option<u64>,
     /// WebSocket subprotocols offered on every connection.
     pub protocols: Vec<String>,
-    /// Sent, in order and paced, on every connection as it opens: a subscription made here is
-    /// made again after each reconnect.
+    /// Sent, in order and paced, on every connection as it opens (before `on_open`): a
+    /// subscription made here is made again after each reconnect.
     pub subscribe: Vec<String>,
+    /// Runs on every connection as it opens, before the stream counts as open (see [`OnOpen`]).
+    pub on_open: Option<OnOpen>,
+    /// Runs after every open and on [`Stream::gap`](super::Stream::gap); the stream is stale until
+    /// it answers `Ok` (see [`Resync`]).
+    pub resync: Option<Resync>,
+    /// An application-level ping whenever nothing was heard for its period (see [`Heartbeat`]).
+    pub heartbeat: Option<Heartbeat>,
 }
 
 /// The characters of an HTTP token (RFC 9110 §5.6.2), what a subprotocol must be.
@@ -49,8 +60,8 @@ fn is_token(text: &str) -> bool {
 }
 
 impl StreamOptions {
-    /// Checked as the JavaScript options are, into the machine's spec and what the sockets need.
-    pub(super) fn checked(self, url: &str) -> Result<(StreamSpec, Opening), InvalidOption> {
+    /// Checked as the JavaScript options are, into the machine's spec and what the executor needs.
+    pub(super) fn checked(self, url: &str) -> Result<(StreamSpec, Given), InvalidOption> {
         let mut fields: Vec<(String, Loose)> = Vec::new();
         let mut field = |name: &str, value: Loose| fields.push((name.to_owned(), value));
         let ms = |value: u64| Loose::Number(value as f64);
@@ -86,7 +97,21 @@ impl StreamOptions {
                 return Err(InvalidOption::new("", problem).within_item(i).within("protocols"));
             }
         }
-        let subscribe = self.subscribe.into_iter().map(Message::Text).collect();
-        Ok((spec, Opening { url: url.to_owned(), protocols: self.protocols, subscribe }))
+        let heartbeat = match self.heartbeat {
+            Some(Heartbeat { every_ms, message }) => {
+                let every = whole("everyMs", &ms(every_ms), 1, MAX_SAFE_INTEGER).map_err(|e| e.within("heartbeat"))?;
+                Some((every, message))
+            }
+            None => None,
+        };
+        let given = Given {
+            url: url.to_owned(),
+            protocols: self.protocols,
+            subscribe: self.subscribe.into_iter().map(Message::Text).collect(),
+            on_open: self.on_open.map(|o| o.0),
+            resync: self.resync.map(|r| r.0),
+            heartbeat,
+        };
+        Ok((spec, given))
     }
 }

@@ -65,19 +65,4 @@ impl Executor {
     pub fn budget(&self) -> Ref<'_, Budget> {
         self.held.budget.borrow()
     }
-
-    /// The budget and how it is shared (a stream spends it too).
-    pub fn held(&self) -> &Held {
-        &self.held
-    }
-
-    /// The draws its calls and streams share.
-    pub fn draws(&self) -> Rc<RefCell<Draws>> {
-        self.draws.clone()
-    }
-
-    /// Who reads its records.
-    pub fn observer(&self) -> Option<Observer> {
-        self.observer.clone()
-    }
 }

@@ -9,20 +9,15 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use wasm_bindgen::JsValue;
 use web_sys::{AbortController, AbortSignal};
 
 use crate::call::{Event, Head as Seen};
 use crate::classify::Observed;
 use crate::reconcile::Evidence;
-use crate::text;
 use crate::web::platform::abort;
-use crate::web::platform::errors::describe;
-use crate::web::platform::fetch;
+use crate::web::platform::fetch::{Attempt, Came, NO_CONTROLLER};
 use crate::web::platform::request::RequestTemplate;
-use crate::web::platform::response::{self, face, Head, Received, Waits};
-use crate::web::platform::settling::Settling;
-use crate::web::platform::values;
+use crate::web::platform::response::{Head, Received, Waits};
 
 /// A status query's answer to come.
 type Found = Pin<Box<dyn Future<Output = Result<Evidence, String>>>>;
@@ -34,87 +29,13 @@ pub type Query = Rc<dyn Fn(u32, AbortSignal) -> Found>;
 /// One request (or query) out.
 struct Flight {
     attempt: u32,
-    controller: AbortController,
-    stage: Stage,
+    out: Out,
 }
 
-enum Stage {
-    /// `fetch` has not settled; `read_body`: its body is read before its answer is fed.
-    Sent { fetching: Settling, read_body: bool },
-    /// Its head came (the machine has been told); its body is being read.
-    Reading { response: JsValue, head: Head, body: Settling },
-    /// The caller's status query runs.
-    Asked(Found),
-    /// Nothing more comes of it.
-    Over,
-}
-
-/// What came of a flight.
-enum Came {
-    Headed,
-    Answered(Head, Received),
-    Failed(String),
-    Queried(Result<Evidence, String>),
-}
-
-impl Flight {
-    fn poll(&mut self, cx: &mut Context<'_>, header: Option<&str>, waits: &Waits) -> Poll<Came> {
-        let came = match &mut self.stage {
-            Stage::Sent { fetching, read_body } => {
-                let read_body = *read_body;
-                match Pin::new(fetching).poll(cx) {
-                    Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Err(thrown)) => Came::Failed(describe(&thrown)),
-                    Poll::Ready(Ok(value)) => match response::head(&value, header, waits) {
-                        Err(why) => Came::Failed(why),
-                        Ok(head) if !read_body => {
-                            Came::Answered(head, Received::passed_on(value, self.controller.clone()))
-                        }
-                        Ok(head) => match response::read_body(&value) {
-                            Err(why) => Came::Failed(why),
-                            Ok(reading) => {
-                                let body = Settling::of(Ok(reading));
-                                self.stage = Stage::Reading { response: value, head, body };
-                                return Poll::Ready(Came::Headed);
-                            }
-                        },
-                    },
-                }
-            }
-            Stage::Reading { body, .. } => match Pin::new(body).poll(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(read) => match std::mem::replace(&mut self.stage, Stage::Over) {
-                    Stage::Reading { response, head, .. } => rebuilt(response, head, read),
-                    _ => return Poll::Pending,
-                },
-            },
-            Stage::Asked(found) => match found.as_mut().poll(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(answer) => Came::Queried(answer),
-            },
-            Stage::Over => return Poll::Pending,
-        };
-        self.stage = Stage::Over;
-        Poll::Ready(came)
-    }
-}
-
-/// A response whose body was read inside its attempt, rebuilt around the bytes.
-fn rebuilt(response: JsValue, head: Head, read: Result<JsValue, JsValue>) -> Came {
-    let bytes = match read {
-        Ok(bytes) if values::is_bytes(&bytes) => bytes,
-        Ok(other) => {
-            return Came::Failed(text::join(&["the response body resolved with ", values::kind(&other), ", not bytes"]))
-        }
-        Err(e) => return Came::Failed(text::join(&["the response body failed: ", &describe(&e)])),
-    };
-    match face(&response) {
-        Ok(face) => {
-            let status = head.status;
-            Came::Answered(head, Received::rebuilt(response, status, face, &bytes))
-        }
-        Err(why) => Came::Failed(why),
-    }
+enum Out {
+    Wire(Attempt),
+    /// The caller's status query runs; its controller's signal fires when it is aborted.
+    Asked(AbortController, Found),
 }
 
 /// The requests and queries out.
@@ -134,14 +55,11 @@ impl Flights {
         hedge: bool,
         read_body: bool,
     ) -> Option<Event> {
-        let Ok(controller) = AbortController::new() else { return Some(failed(attempt, NO_CONTROLLER.to_owned())) };
-        match fetch::send(request, &controller.signal(), hedge) {
-            Err(words) => Some(failed(attempt, words)),
-            Ok(fetching) => {
-                self.out.push(Flight { attempt, controller, stage: Stage::Sent { fetching, read_body } });
-                None
-            }
+        match Attempt::send(request, hedge, read_body) {
+            Ok(wire) => self.out.push(Flight { attempt, out: Out::Wire(wire) }),
+            Err(words) => return Some(failed(attempt, words)),
         }
+        None
     }
 
     /// Runs the caller's status query `attempt`, with a signal that fires when it is aborted.
@@ -150,21 +68,21 @@ impl Flights {
             return Some(Event::QueryAnswer(attempt, Err(NO_CONTROLLER.to_owned())));
         };
         let found = query(attempt, controller.signal());
-        self.out.push(Flight { attempt, controller, stage: Stage::Asked(found) });
+        self.out.push(Flight { attempt, out: Out::Asked(controller, found) });
         None
     }
 
     /// Aborts request `attempt`, if it is still out: what it answers later is dropped.
     pub(super) fn abort(&mut self, attempt: u32, timed_out: bool) {
         if let Some(at) = self.out.iter().position(|f| f.attempt == attempt) {
-            abort::abort(&self.out.remove(at).controller, timed_out);
+            self.out.remove(at).abort(timed_out);
         }
     }
 
     /// The call is over: every request still out is aborted.
     pub(super) fn abandon(&mut self) {
         for flight in self.out.drain(..) {
-            abort::abort(&flight.controller, false);
+            flight.abort(false);
         }
     }
 
@@ -181,22 +99,25 @@ impl Flights {
         let mut at = 0;
         while let Some(flight) = self.out.get_mut(at) {
             let attempt = flight.attempt;
-            let came = match flight.poll(cx, header, waits) {
-                Poll::Pending => {
-                    at += 1;
-                    continue;
-                }
-                Poll::Ready(came) => came,
+            let event = match &mut flight.out {
+                Out::Wire(wire) => match wire.poll(cx, header, waits) {
+                    Poll::Pending => None,
+                    // Still out: its body is read next.
+                    Poll::Ready(Came::Headed) => {
+                        events.push_back(Event::Headed(attempt));
+                        continue;
+                    }
+                    Poll::Ready(Came::Answered(head, received)) => Some(answered(attempt, head, received, last)),
+                    Poll::Ready(Came::Failed(words)) => Some(failed(attempt, words)),
+                },
+                Out::Asked(_, found) => match found.as_mut().poll(cx) {
+                    Poll::Pending => None,
+                    Poll::Ready(answer) => Some(Event::QueryAnswer(attempt, answer)),
+                },
             };
-            let event = match came {
-                // Still out: its body is read next.
-                Came::Headed => {
-                    events.push_back(Event::Headed(attempt));
-                    continue;
-                }
-                Came::Answered(head, received) => answered(attempt, head, received, last),
-                Came::Failed(words) => failed(attempt, words),
-                Came::Queried(answer) => Event::QueryAnswer(attempt, answer),
+            let Some(event) = event else {
+                at += 1;
+                continue;
             };
             self.out.remove(at);
             events.push_back(event);
@@ -204,7 +125,14 @@ impl Flights {
     }
 }
 
-const NO_CONTROLLER: &str = "no AbortController could be made";
+impl Flight {
+    fn abort(&self, timed_out: bool) {
+        match &self.out {
+            Out::Wire(wire) => wire.abort(timed_out),
+            Out::Asked(controller, _) => abort::abort(controller, timed_out),
+        }
+    }
+}
 
 fn failed(attempt: u32, words: String) -> Event {
     Event::Failed(attempt, Observed::NetworkError, Some(words))

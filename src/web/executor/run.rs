@@ -16,21 +16,19 @@ use std::task::{Context, Poll};
 use wasm_bindgen::JsValue;
 
 use super::ask::{Asking, Predicate};
-use super::body::Body;
-use super::budget::{listen, Heard};
 use super::client::Executor;
 use super::flights::{Flights, Query};
 use super::settle::{settled, Settled};
-use super::shares::Shares;
-use super::stores::StoreCalls;
-use crate::call::{Call, Ctx, Effect, Event};
+use super::shares;
+use crate::call::{Call, Ctx, Effect, Event, Stored};
 use crate::record::AttemptRecord;
 use crate::web::platform::abort::{AbortWatch, Listening};
 use crate::web::platform::alarm::Alarm;
 use crate::web::platform::clock;
-use crate::web::platform::request::RequestTemplate;
+use crate::web::platform::request::{BodyRead, RequestTemplate};
 use crate::web::platform::response::{Received, Waits};
-use crate::web::platform::store::Op;
+use crate::web::platform::store::{Op, StoreCalls};
+use crate::web::platform::tabs::{self, Heard, Locks};
 
 /// A call running, until it settles; dropping it cancels the call.
 pub struct Running {
@@ -51,12 +49,12 @@ struct Run {
     /// What happened, to be fed in order.
     events: VecDeque<Event>,
     flights: Flights,
-    body: Option<Body>,
+    body: Option<BodyRead>,
     /// What reading the request body threw, for the caller.
     body_error: Option<JsValue>,
     stores: StoreCalls,
     asking: Option<Asking>,
-    shares: Shares,
+    locks: Locks,
     /// The latest response and its attempt: the caller's on success, the error's otherwise.
     last: Option<(u32, Received)>,
     /// The budget's used-weight header for the call's scope.
@@ -74,7 +72,7 @@ impl Running {
     /// `call` of `exec`'s client, aborted by `signals`; the rest is given by the setters below.
     pub(super) fn new(call: Call, exec: Rc<Executor>, signals: AbortWatch) -> Running {
         let header = exec.held.budget.borrow().used_weight_header(call.operation().scope()).map(str::to_owned);
-        let (heard, shares) = (exec.held.share.as_ref().map(listen), Shares::new(exec.held.share.clone()));
+        let (heard, locks) = (exec.held.share.as_ref().map(tabs::hear), Locks::new(exec.held.share.clone()));
         let listening = signals.listen();
         let run = Run {
             call,
@@ -90,7 +88,7 @@ impl Running {
             body_error: None,
             stores: StoreCalls::default(),
             asking: None,
-            shares,
+            locks,
             last: None,
             header,
             waits: Waits::default(),
@@ -168,7 +166,7 @@ impl Run {
     fn perform(&mut self, effect: Effect) {
         let store = &self.exec.store;
         let answer = match effect {
-            Effect::Share(share) => self.shares.step(share),
+            Effect::Share(share) => shares::step(&mut self.locks, share).map(|(seq, state)| Event::Entered(seq, state)),
             Effect::ReadBody => self.read_body(),
             Effect::Send { attempt, hedge, read_body, .. } => {
                 self.request.as_ref().and_then(|r| self.flights.send(r, attempt, hedge, read_body))
@@ -177,9 +175,9 @@ impl Run {
                 self.flights.abort(attempt, timed_out);
                 None
             }
-            Effect::Get { seq, key } => self.stores.start(store, seq, Op::Get, key, ""),
-            Effect::Set { seq, key, value } => self.stores.start(store, seq, Op::Set, key, &value),
-            Effect::Delete { seq, key } => self.stores.start(store, seq, Op::Delete, key, ""),
+            Effect::Get { seq, key } => self.stores.start(store, seq, Op::Get, key, "").map(stored),
+            Effect::Set { seq, key, value } => self.stores.start(store, seq, Op::Set, key, &value).map(stored),
+            Effect::Delete { seq, key } => self.stores.start(store, seq, Op::Delete, key, "").map(stored),
             Effect::Ask { seq, record, error } => self.ask(seq, *record, error),
             Effect::Query { attempt } => self.query.as_ref().and_then(|q| self.flights.query(q, attempt)),
             Effect::Report { from } => {
@@ -196,14 +194,9 @@ impl Run {
     }
 
     fn read_body(&mut self) -> Option<Event> {
-        match self.request.as_ref().map(Body::read) {
-            Some(Ok(body)) => {
-                self.body = Some(body);
-                None
-            }
-            Some(Err(answer)) => Some(answer),
-            None => Some(Event::BodyRead(true)),
-        }
+        self.body = self.request.as_ref().and_then(RequestTemplate::read_body);
+        // Without a body, read at once.
+        self.body.is_none().then_some(Event::BodyRead(true))
     }
 
     /// Puts the retry to the predicate, with the response of the attempt it follows.
@@ -257,12 +250,12 @@ impl Run {
                 self.events.push_back(Event::BodyRead(self.body_error.is_none()));
             }
         }
-        self.stores.poll(cx, &mut self.events);
+        self.stores.poll(cx, |seq, answer| self.events.push_back(Event::Stored(seq, answer)));
         if let Some(Poll::Ready(answer)) = self.asking.as_mut().map(|asking| asking.poll_answer(cx)) {
             self.asking = None;
             self.events.push_back(answer);
         }
-        self.shares.poll(cx, &mut self.events);
+        self.locks.poll(cx, |seq, state| self.events.push_back(Event::Entered(seq, state)));
         self.flights.poll(cx, self.header.as_deref(), &self.waits, &mut self.last, &mut self.events);
     }
 
@@ -272,8 +265,12 @@ impl Run {
         (self.alarm, self.listening, self.heard, self.body, self.asking) = (None, None, None, None, None);
         self.stores.clear();
         self.flights.abandon();
-        self.shares.abandon();
+        self.locks.abandon();
     }
+}
+
+fn stored((seq, answer): (u32, Stored)) -> Event {
+    Event::Stored(seq, answer)
 }
 
 impl Drop for Run {

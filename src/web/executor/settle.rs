@@ -91,24 +91,35 @@ pub(super) fn settled(
 
 /// The stop as the core describes it, with the last response.
 fn stopped(call: &Call, response: Option<web_sys::Response>) -> Stopped {
-    let outcome = outcome(call);
-    let read = Fields::of(&outcome)
-        .and_then(|f| Ok((f.read::<Reason>("reason")?, f.read("message")?, f.read("key")?, f.read("records")?)));
-    match read {
-        Ok((reason, message, key, records)) => Stopped { reason, message, key, response, records },
-        // Never seen: the core wrote it. What the operation holds still says why.
-        Err(_) => {
-            let op = call.operation();
-            let reason = op.stopped().map_or(Reason::Aborted, |s| s.reason);
-            let (message, key, records) = (reason.as_str().to_owned(), op.key().map(str::to_owned), op.records());
-            Stopped { reason, message, key, response, records: records.to_vec() }
-        }
+    let op = call.operation();
+    // Never seen: the core wrote it. What the operation holds still says why.
+    let reason = op.stopped().map_or(Reason::Aborted, |s| s.reason);
+    let kept = || Stopped::bare(reason, op.key().map(str::to_owned), op.records().to_vec());
+    Stopped { response, ..read_stopped(&call.outcome_json()).unwrap_or_else(kept) }
+}
+
+/// A stop the core wrote as `{ reason, message, key, records }`: a call's, or a stream's.
+pub(super) fn read_stopped(json: &str) -> Option<Stopped> {
+    let stop = read_json(json);
+    let f = Fields::of(&stop).ok()?;
+    let (reason, message) = (f.read("reason").ok()?, f.read("message").ok()?);
+    Some(Stopped { reason, message, key: f.read("key").ok()?, response: None, records: f.read("records").ok()? })
+}
+
+impl Stopped {
+    /// A stop told by its reason alone.
+    pub(super) fn bare(reason: Reason, key: Option<String>, records: Vec<AttemptRecord>) -> Stopped {
+        Stopped { reason, message: reason.as_str().to_owned(), key, response: None, records }
     }
 }
 
 /// The call's outcome, read back from the core's JSON.
 fn outcome(call: &Call) -> Loose {
-    let parsed = values::parse_json(&call.outcome_json()).ok();
+    read_json(&call.outcome_json())
+}
+
+fn read_json(json: &str) -> Loose {
+    let parsed = values::parse_json(json).ok();
     parsed.and_then(|value| plain(&value).ok()).unwrap_or(Loose::Absent)
 }
 

@@ -1,7 +1,8 @@
-//! What a long-lived driver waits on: values its JavaScript callbacks post (a socket's events),
-//! and one alarm, the earliest of its timers, in one poll.
+//! What a long-lived task waits on: values its JavaScript callbacks post (a socket's events),
+//! and one alarm, the earliest of its timers, in one poll. (Without its alarm: a queue of values
+//! for a reader, a stream's events.)
 //!
-//! One timer, not one per concern: the driver knows which of its instants came due, and a
+//! One timer, not one per concern: the task knows which of its instants came due, and a
 //! stale timer cannot fire into a new wait (its waiter's generation is gone, see [`super::wake`]).
 
 use std::cell::RefCell;
@@ -38,9 +39,18 @@ impl<T> Clone for Poster<T> {
 impl<T> Poster<T> {
     /// Queues `value` and wakes the inbox's reader.
     pub fn post(&self, value: T) {
+        self.push(Some(value));
+    }
+
+    /// Wakes the inbox's reader with nothing new: it looks again at what it waits on.
+    pub fn wake(&self) {
+        self.push(None);
+    }
+
+    fn push(&self, value: Option<T>) {
         let waker = match self.queue.try_borrow_mut() {
             Ok(mut queue) => {
-                queue.items.push_back(value);
+                queue.items.extend(value);
                 queue.waker.take()
             }
             Err(_) => None,
@@ -68,12 +78,13 @@ impl<T> Inbox<T> {
     }
 
     /// Sets the alarm for `at` (monotonic ms; `None`: no alarm); an unchanged instant keeps its timer.
-    /// Where the platform sets no timer, nothing is due until the next posted value.
-    pub fn alarm_at(&mut self, at: Option<u64>) {
-        if self.alarm.as_ref().map(Alarm::instant) == at {
-            return;
+    /// `false` where the platform set no timer (fake timers that throw): nothing is then due until
+    /// the next posted value.
+    pub fn alarm_at(&mut self, at: Option<u64>) -> bool {
+        if self.alarm.as_ref().map(Alarm::instant) != at {
+            self.alarm = at.map(Alarm::at);
         }
-        self.alarm = at.map(Alarm::at);
+        !matches!(&self.alarm, Some(alarm) if !alarm.is_set())
     }
 
     /// The next posted value, or `Due` once the alarm's instant has come (the alarm is then unset).

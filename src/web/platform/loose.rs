@@ -15,11 +15,6 @@ const MAX_DEPTH: u32 = 32;
 /// Longer lists than any option holds; stops a `length` of 2^32 from taking forever.
 const MAX_ITEMS: u32 = 100_000;
 
-/// The value as plain data; `what` names it in errors (e.g. `policy`).
-pub fn loose(value: &JsValue, what: &str) -> Result<Loose, InvalidOption> {
-    convert(value, 0).map_err(|e| e.within(what))
-}
-
 /// The value as plain data, its errors named from the value itself (`a.b`, `[2]`).
 pub fn plain(value: &JsValue) -> Result<Loose, InvalidOption> {
     convert(value, 0)

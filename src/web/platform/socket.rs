@@ -1,5 +1,6 @@
-//! A WebSocket of the platform's, as a stream drives it: made through the guarded constructor, its
-//! events handed to one callback, closed quietly (its handlers gone first) when dropped.
+//! A WebSocket of the platform's, as a stream's executor drives it: made through the guarded
+//! constructor, its events handed to one callback, closed quietly (its handlers gone first) when
+//! closed or dropped.
 //!
 //! The constructor and every method that can throw go through [`super::values`] or a `catch`
 //! import with no value to leak; the handlers are the typed setters, which a real `WebSocket`
@@ -10,6 +11,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
 
+use super::errors::describe;
 use super::values::{self, kind};
 use crate::text;
 
@@ -37,6 +39,7 @@ pub enum SocketEvent {
 /// A socket and the handlers that feed its events to the callback; dropping it closes it.
 pub struct Socket {
     ws: WebSocket,
+    closed: bool,
     // One closure type for the three: each type costs its own glue in the wasm and the JS.
     _handlers: [Closure<dyn FnMut(JsValue)>; 3],
 }
@@ -79,7 +82,7 @@ impl Socket {
         ws.set_onopen(Some(open.as_ref().unchecked_ref()));
         ws.set_onmessage(Some(message.as_ref().unchecked_ref()));
         ws.set_onclose(Some(close.as_ref().unchecked_ref()));
-        Ok(Socket { ws, _handlers: [open, message, close] })
+        Ok(Socket { ws, closed: false, _handlers: [open, message, close] })
     }
 
     /// Sends `message`; what the socket threw (it was not open) as `Err`.
@@ -89,15 +92,70 @@ impl Socket {
             Message::Binary(bytes) => self.ws.send_with_u8_array(bytes),
         }
     }
-}
 
-impl Drop for Socket {
-    fn drop(&mut self) {
+    /// Closes it with `code` and `reason`; nothing it does afterwards is told.
+    pub fn close(mut self, code: u16, reason: &str) {
+        self.shut(code, reason);
+    }
+
+    fn shut(&mut self, code: u16, reason: &str) {
+        if std::mem::replace(&mut self.closed, true) {
+            return;
+        }
         // Handlers first: its close must tell nothing, and the closures die with this.
         self.ws.set_onopen(None);
         self.ws.set_onmessage(None);
         self.ws.set_onclose(None);
-        let _ = self.ws.close_with_code(1000);
+        // A code or reason the platform refuses still closes it, plainly.
+        if self.ws.close_with_code_and_reason(code, reason).is_err() {
+            let _ = self.ws.close_with_code(1000);
+        }
+    }
+}
+
+impl Drop for Socket {
+    fn drop(&mut self) {
+        self.shut(1000, "");
+    }
+}
+
+/// A stream's sockets by link, each handing what it does, with its link, to one callback.
+#[derive(Default)]
+pub struct Sockets {
+    open: Vec<(u32, Socket)>,
+}
+
+impl Sockets {
+    /// Opens socket `link` to `url`; what the constructor threw, described, as `Err`.
+    pub fn open(
+        &mut self,
+        link: u32,
+        url: &str,
+        protocols: &[String],
+        on: Rc<dyn Fn(u32, SocketEvent)>,
+    ) -> Result<(), String> {
+        let socket = Socket::open(url, protocols, Rc::new(move |event| on(link, event))).map_err(|e| describe(&e))?;
+        self.open.push((link, socket));
+        Ok(())
+    }
+
+    /// Sends on socket `link`, if it is there; one that cannot send is about to close, and says so.
+    pub fn send(&self, link: u32, message: &Message) {
+        if let Some((_, socket)) = self.open.iter().find(|(l, _)| *l == link) {
+            let _ = socket.send(message);
+        }
+    }
+
+    /// Closes socket `link` with `code` and `reason`; nothing it does afterwards is told.
+    pub fn close(&mut self, link: u32, code: u16, reason: &str) {
+        if let Some(at) = self.open.iter().position(|(l, _)| *l == link) {
+            self.open.swap_remove(at).1.close(code, reason);
+        }
+    }
+
+    /// Closes every socket quietly.
+    pub fn clear(&mut self) {
+        self.open.clear();
     }
 }
 

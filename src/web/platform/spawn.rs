@@ -1,4 +1,4 @@
-//! A Rust future as a task of its own on the event loop (a stream's driver).
+//! A Rust future as a task of its own on the event loop (a stream's).
 
 use std::future::Future;
 use std::pin::Pin;
