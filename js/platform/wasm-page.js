@@ -6,14 +6,15 @@
  * bundle (esbuild, Rollup, Bun): nothing was copied there, so the inlined bytes are used at once. */
 export async function instantiatePage(url, emitted, inlined) {
   try {
-    if (emitted) {
+    // A module read from disk (Node, Deno) has no server to fetch its asset from.
+    if (emitted && url.protocol !== "file:") {
       try {
         return (await WebAssembly.instantiateStreaming(fetch(url), {})).instance;
       } catch (error) {
         if (blockedByPolicy(error)) throw error;
         // A server that does not say application/wasm: compiled from its bytes instead.
-        const response = await fetch(url);
-        if (response.ok) return (await WebAssembly.instantiate(await response.arrayBuffer(), {})).instance;
+        const response = await fetch(url).catch(() => null);
+        if (response?.ok) return (await WebAssembly.instantiate(await response.arrayBuffer(), {})).instance;
       }
     }
     // The asset is not where the entry expects it: the bytes come in a module of their own, which

@@ -41,7 +41,7 @@ const blocks = readmeBlocks(readFileSync(join(root, "README.md"), "utf8"));
 const jsBlocks = blocks.filter((b) => b.lang === "js");
 const NOT_RUN = new Set(["sh", "toml", "rust", ""]); // see the top of this file; "jsonc" is read by the Durable Object test
 const scratch = join(root, "target", "test-output", "readme", `run-${process.pid}`);
-const node = { retryline: join(root, "js", "node.js"), durableObject: join(root, "js", "durable-object.js") };
+const node = { retryline: join(root, "js", "node.js"), fetch: join(root, "js", "fetch.js"), durableObject: join(root, "js", "durable-object.js") };
 const PRICE = "/api/v3/ticker/price";
 const ORDER = "/api/v3/order";
 const price = { symbol: "BTCUSDT", price: "50000.00" };
@@ -337,6 +337,22 @@ const expectations = [
     marker: 'export { BudgetCoordinator } from "retryline/durable-object"',
     title: "the worker with a BudgetCoordinator, in workerd with the README's jsonc binding: the price; a 418 bans the scope",
     run: durableObjectWorker,
+  },
+  {
+    marker: 'from "retryline/fetch"; // the fetch path alone',
+    title: "the lean entry: calls retried as the default entry's are; a stream or a key is a TypeError naming \"retryline\"",
+    async run(block) {
+      await runBlock(block);
+      const lean = await import(pathToFileURL(node.fetch).href);
+      mock.script(PRICE, [{ status: 503 }, { status: 200, body: price }]);
+      const client = new lean.RetryClient({ policy: { baseDelayMs: 1, maxAttempts: 3 } });
+      assert.equal((await client.fetch(`${mock.url}${PRICE}`)).status, 200);
+      assert.deepEqual(statuses(PRICE), [503, 200]);
+      assert.throws(() => client.stream(`${mock.url.replace(/^http/, "ws")}/ws`), (e) => e instanceof TypeError && /"retryline"/.test(e.message));
+      const keyed = await rejection(client.fetch(`${mock.url}${ORDER}`, { method: "POST" }, { key: "lean-1" }));
+      assert.ok(keyed instanceof TypeError && /"retryline"/.test(keyed.message), String(keyed));
+      assert.deepEqual(statuses(ORDER), [], "nothing sent");
+    },
   },
   {
     marker: "new RetryClient({ readBody: true })",

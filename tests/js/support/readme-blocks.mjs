@@ -98,7 +98,7 @@ const RETRYLINE_NAMES = ["RetryClient", "RetryError", "Budget", "replay"];
  * Writes `block` as <dir>/block-<line>.mjs and returns its path. The block's text is kept line for
  * line after a one-line prelude (so line L of the file is README line block.line+L-1);
  * what changes in it:
- *   - `from "retryline"` / `"retryline/durable-object"` → the repo's entry files (`entries`);
+ *   - `from "retryline"` / `"retryline/fetch"` / `"retryline/durable-object"` → the repo's entry files (`entries`);
  *   - `from "ccxt"` → a module re-exporting `ccxt` above (so its binance talks to the mock);
  *   - each of PROVIDER_HOSTS → `mockUrl`.
  * The prelude imports, of the names in `free` (keys: names; RetryClient & co. come from the
@@ -111,8 +111,8 @@ export function writeBlock(dir, block, { entries, mockUrl, free = [], exportTopL
   const support = fileURLToPath(import.meta.url);
   const ccxtShim = join(dir, "ccxt.mjs");
   writeFileSync(ccxtShim, `export { ccxt as default } from ${JSON.stringify(support)};\n`);
-  const targets = { retryline: entries.retryline, "retryline/durable-object": entries.durableObject, ccxt: ccxtShim };
-  let code = block.code.replace(/(\bfrom\s*)(["'])(retryline(?:\/durable-object)?|ccxt)\2/g, (_, from, _q, name) => {
+  const targets = { retryline: entries.retryline, "retryline/fetch": entries.fetch, "retryline/durable-object": entries.durableObject, ccxt: ccxtShim };
+  let code = block.code.replace(/(\bfrom\s*)(["'])(retryline(?:\/durable-object|\/fetch)?|ccxt)\2/g, (_, from, _q, name) => {
     assert.ok(targets[name], `README.md line ${block.line}: no entry file for ${name}`);
     return `${from}${JSON.stringify(targets[name])}`;
   });
