@@ -1,9 +1,9 @@
 // Installs what building and testing need, skipping whatever is already there:
-// the Rust wasm target, wasm-bindgen-cli at the exact version Cargo.toml pins,
-// wasm-pack, npm dependencies, (for browser tests) Debian's chromium + chromedriver, (for the
+// the Rust wasm target, npm dependencies, (for the Rust shell's tests) wasm-bindgen-cli at the exact
+// version Cargo.toml pins — its wasm-bindgen-test-runner is what `wasm-pack test` would call — (for browser tests) Debian's chromium + chromedriver, (for the
 // fleet tests) Debian's redis-server, and (for the Node integration suites on other release lines)
 // the Node binaries of scripts/node-lines.mjs.
-// Usage: node scripts/bootstrap.mjs [--browser] [--redis] [--node-lines]
+// Usage: node scripts/bootstrap.mjs [--browser] [--redis] [--node-lines] [--wasm-bindgen]
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -28,25 +28,26 @@ export function pinnedWasmBindgen() {
 }
 
 /** Returns { nodeLines: [{ line, version, bin }] } (empty without nodeLines). */
-export function ensureToolchain({ browser = false, redis = false, nodeLines = false } = {}) {
+export function ensureToolchain({ browser = false, redis = false, nodeLines = false, wasmBindgen = false } = {}) {
   if (!(output("rustup", ["target", "list", "--installed"]) ?? "").split("\n").includes("wasm32-unknown-unknown")) {
     say("adding the wasm32-unknown-unknown target");
     run("rustup", ["target", "add", "wasm32-unknown-unknown"]);
   }
-  const version = pinnedWasmBindgen();
-  if (output("wasm-bindgen", ["--version"]) !== `wasm-bindgen ${version}`) {
-    say(`installing wasm-bindgen-cli ${version} (about 4 minutes)`);
-    // Without --locked: the registry copy here lacks one locked dependency.
-    run("cargo", ["install", "wasm-bindgen-cli", "--version", version, "--force"]);
-  }
-  if (output("wasm-pack", ["--version"]) === null) {
-    say("installing wasm-pack (about 4 minutes)");
-    run("cargo", ["install", "wasm-pack"]);
-  }
+  if (wasmBindgen) ensureWasmBindgen();
   ensureNodeModules();
   if (browser) ensureChromium();
   if (redis) ensureRedis();
   return { nodeLines: nodeLines ? ensureNodeLines() : [] };
+}
+
+/** wasm-bindgen-cli at the pinned version: its wasm-bindgen-test-runner runs the Rust shell's tests
+ * (`cargo test --target wasm32-unknown-unknown`, as `wasm-pack test` does, without building wasm-pack). */
+export function ensureWasmBindgen() {
+  const version = pinnedWasmBindgen();
+  if (output("wasm-bindgen-test-runner", ["--version"]) === `wasm-bindgen-test-runner ${version}`) return;
+  say(`installing wasm-bindgen-cli ${version} (about 4 minutes)`);
+  // Without --locked: the registry copy here lacks one locked dependency.
+  run("cargo", ["install", "wasm-bindgen-cli", "--version", version, "--force"]);
 }
 
 export function ensureNodeModules() {
@@ -84,5 +85,5 @@ export const ensureRedis = () => ensureDebian(["/usr/bin/redis-server", "/usr/bi
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const flag = (name) => process.argv.includes(`--${name}`);
-  ensureToolchain({ browser: flag("browser"), redis: flag("redis"), nodeLines: flag("node-lines") });
+  ensureToolchain({ browser: flag("browser"), redis: flag("redis"), nodeLines: flag("node-lines"), wasmBindgen: flag("wasm-bindgen") });
 }

@@ -1,6 +1,6 @@
 // Builds the npm package's wasm into pkg/: one module per entry (cargo, the core behind plain
-// exports with the features that entry runs), wasm-opt -O1 from npm's binaryen, and an inlined
-// copy of the browser's for setups that cannot serve assets.
+// exports with the features that entry runs), wasm-opt from npm's binaryen, and an inlined copy
+// of the browser's for setups that cannot serve assets.
 // The build happens in a staging folder under target/ and replaces pkg/ only when complete,
 // under a lock, so a concurrent build or `npm pack` never sees half a package.
 // Usage: node scripts/build.mjs [--quiet]
@@ -62,10 +62,10 @@ const FLAVOURS = [
   { name: "browser", features: ["abi-hedge", "abi-reconcile", "abi-stream"], inline: true, javascript: true },
   // Pages that replay: the engine on a virtual clock alone (js/api/replay-page.js, inlined).
   { name: "replay", features: ["abi-replay"], inline: true, onlyInline: true },
-  // Node and workerd: everything, with replay and the worksheet. Inlined too, for Node: bytes in a
-  // module load wherever the entry is bundled (Next.js server renders, esbuild --platform=node) and
-  // need no file read (Deno without --allow-read).
-  { name: "server", features: ["abi-hedge", "abi-reconcile", "abi-replay", "abi-stream", "abi-worksheet"], inline: true },
+  // Node and workerd: everything, with budgets leased from coordinators, replay and the worksheet.
+  // Inlined too, for Node: bytes in a module load wherever the entry is bundled (Next.js server
+  // renders, esbuild --platform=node) and need no file read (Deno without --allow-read).
+  { name: "server", features: ["abi-hedge", "abi-leases", "abi-reconcile", "abi-replay", "abi-stream", "abi-worksheet"], inline: true },
   // The budget authority: the Durable Object's for many isolates, and (inlined) each fleet process's over Redis.
   { name: "authority", features: ["abi-authority"], inline: true },
 ];
@@ -82,9 +82,12 @@ function build(staging) {
   for (const flavour of FLAVOURS) {
     run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "--no-default-features", "--features", flavour.features.join(","), "--target-dir", target]);
     const wasmPath = `${root}/${staging}/${flavour.name}.wasm`;
-    // -O1, not -Oz: -Oz's output is smaller raw but larger gzipped, and gzip is what ships.
+    // -O1, not -Oz: -Oz's output is smaller raw but larger gzipped, and gzip is what ships. The
+    // passes after it were kept for what they took off the gzip of browser.wasm (1.4 KiB in all);
+    // ordering functions by name puts a module's side by side, and needs the names (stripped next).
     // The target_features section only tells linkers what the code uses: no runtime reads it.
-    run(wasmOpt, ["-O1", "--strip-debug", "--strip-producers", "--strip-target-features", ...WASM_FEATURES.map((f) => `--enable-${f}`),
+    run(wasmOpt, ["-O1", "--optimize-instructions", "--rse", "--code-folding", "--converge", "--dae-optimizing",
+      "--reorder-functions-by-name", "--strip-debug", "--strip-producers", "--strip-target-features", ...WASM_FEATURES.map((f) => `--enable-${f}`),
       `${target}/wasm32-unknown-unknown/release/retryline.wasm`, "-o", wasmPath]);
     if (flavour.inline) {
       // `retryline/inline` gets the bytes inline: no asset URL to serve, a third more to download.

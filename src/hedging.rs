@@ -7,6 +7,10 @@ use serde::{Serialize, Serializer};
 use crate::input::read::{millis, whole};
 use crate::input::{Invalid, InvalidOption, Loose, Problem};
 
+/// Whether this build hedges: one without (the lean entry's) refuses `maxHedges` at a call's
+/// start, and carries none of the race's code.
+pub const HEDGES: bool = cfg!(feature = "hedge");
+
 /// The most hedges of one attempt: each is a whole request more on the wire.
 pub const MAX_HEDGES: u64 = 4;
 

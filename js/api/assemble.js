@@ -12,9 +12,11 @@ import { RetryError } from "./retry-error.js";
  * `sharing` has `tabs`, `coordinator` and/or `redis` where the runtime can share a budget that way.
  * `load` gives the modules that not every call runs — `asFetch` (api/as-fetch.js), `stream`
  * (executor/stream.js) — at once (servers), or on first use (pages, whose bundlers split them off).
- * `defineStream` (api/stream.js) and `defineWorksheet` (api/worksheet.js) where the entry has them. */
+ * `load.core` has the core's facades of the areas the entry has beyond the fetch path (streams,
+ * replay: core/index.js). `defineStream` (api/stream.js) and `defineWorksheet` (api/worksheet.js)
+ * where the entry has them. */
 export function assemble(instance, { sharing = {}, load, defineStream, defineWorksheet }) {
-  const core = coreOf(instance);
+  const core = coreOf(instance, load.core);
   const Budget = defineBudget(core, sharing);
   const stream = core.streams === undefined || defineStream === undefined ? undefined : defineStream(core, load.stream);
   const worksheet = defineWorksheet !== undefined && core.calls.hasPlan ? defineWorksheet(core) : undefined;

@@ -2,7 +2,9 @@
 // workerd needs every module in its graph of static imports.
 import * as asFetch from "./as-fetch.js";
 import * as stream from "../executor/stream.js";
+import { replayOf } from "../core/replay.js";
+import { streamsOf } from "../core/streams.js";
 
-export const load = { asFetch: () => asFetch, stream: () => stream };
+export const load = { asFetch: () => asFetch, stream: () => stream, core: { streams: streamsOf, replay: replayOf } };
 export { defineWorksheet } from "./worksheet.js";
 export { defineStream } from "./stream.js";

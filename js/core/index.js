@@ -6,12 +6,12 @@ import { memoryOf } from "./instance.js";
 import { callsOf } from "./calls.js";
 import { clientsOf } from "./clients.js";
 import { budgetsOf } from "./budgets.js";
-import { replayOf } from "./replay.js";
-import { streamsOf } from "./streams.js";
 
 /** The core of `instance`: `{ names, code, clients, budgets, calls, streams, replay }` (an area
- * this build lacks is undefined). */
-export function coreOf(instance) {
+ * this build or this entry lacks is undefined). `areas` gives the facades of the areas not every
+ * entry has (`streams`: ./streams.js `streamsOf`, `replay`: ./replay.js `replayOf`), so that an
+ * entry without them carries none of their code. */
+export function coreOf(instance, areas = {}) {
   const mem = memoryOf(instance);
   const x = mem.x;
   let names = null;
@@ -28,7 +28,7 @@ export function coreOf(instance) {
     clients: typeof x.rl_client_new === "function" ? clientsOf(mem) : undefined,
     budgets: typeof x.rl_budget_new === "function" ? budgetsOf(mem) : undefined,
     calls: typeof x.rl_call_begin === "function" ? callsOf(mem, code) : undefined,
-    streams: typeof x.rl_stream_begin === "function" ? streamsOf(mem, code, names) : undefined,
-    replay: typeof x.rl_replay === "function" ? replayOf(mem) : undefined,
+    streams: areas.streams !== undefined && typeof x.rl_stream_begin === "function" ? areas.streams(mem, code, names) : undefined,
+    replay: areas.replay !== undefined && typeof x.rl_replay === "function" ? areas.replay(mem) : undefined,
   };
 }

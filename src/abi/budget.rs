@@ -9,9 +9,10 @@ use crate::input::{At, Invalid, Loose};
 
 /// A budget from its options (wire form, without `coordinator` or `redis`, which the glue reads),
 /// kept as `sharing` says: 0 this realm's, 1 across tabs, 2 leased from coordinators (whose first
-/// visit is waited for up to `join_ms`). Returns its handle, or 0 with the error. `share`, if
-/// given, must be a name.
+/// visit is waited for up to `join_ms`; builds with `leases`, else this realm's). Returns its
+/// handle, or 0 with the error. `share`, if given, must be a name.
 #[no_mangle]
+#[cfg_attr(not(feature = "leases"), allow(unused_variables))] // `join_ms`: coordinators' only
 pub extern "C" fn rl_budget_new(opts: u32, sharing: u32, join_ms: f64) -> u32 {
     let read = with_input(|input| input.wire(opts).map_err(|e| e.at("options")).and_then(config));
     match read {
@@ -19,6 +20,7 @@ pub extern "C" fn rl_budget_new(opts: u32, sharing: u32, join_ms: f64) -> u32 {
             let mut budget = Budget::new(config);
             match sharing {
                 1 => budget.share_across_tabs(),
+                #[cfg(feature = "leases")]
                 2 => budget.lease_from_coordinators(ms(join_ms)),
                 _ => {}
             }
@@ -31,6 +33,7 @@ pub extern "C" fn rl_budget_new(opts: u32, sharing: u32, join_ms: f64) -> u32 {
 /// The coordinator of a scope answered a visit, or did not. Numbers: now, wall, 1 answered (0 not),
 /// how long it was waited for (ms), then the answer — tokens, from, hold, ban, breaker (wall ms),
 /// probe — and the scope's length (input).
+#[cfg(feature = "leases")]
 #[no_mangle]
 pub extern "C" fn rl_budget_visited(handle: u32) {
     io::with_args(|[now, wall, answered, waited, tokens, from, hold, ban, breaker, probe, scope], input| {

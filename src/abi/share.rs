@@ -8,7 +8,6 @@
 
 use super::io;
 use crate::budget::sharing::Share;
-use crate::budget::Priority;
 
 /// Hands a step on the shared budget out: its code, numbers and text.
 pub fn hand_out(share: Share) -> u32 {
@@ -23,8 +22,11 @@ pub fn hand_out(share: Share) -> u32 {
             io::output(state.unwrap_or_default());
             12
         }
+        #[cfg(not(feature = "leases"))]
+        Share::Visit { .. } => 0,
+        #[cfg(feature = "leases")]
         Share::Visit { seq, scope, visit: v, waits } => {
-            let priority = Priority::ALL.iter().position(|&p| p == v.priority).unwrap_or(0) as f64;
+            let priority = crate::budget::Priority::ALL.iter().position(|&p| p == v.priority).unwrap_or(0) as f64;
             io::numbers(&[
                 f64::from(seq),
                 flag(waits),

@@ -4,6 +4,9 @@
 
 use super::{Budget, Priority};
 
+/// Whether this build leases at all: a browser's budget never does, and carries none of it.
+pub const LEASES: bool = cfg!(feature = "leases");
+
 /// Most tokens one lease hands out beyond what the asking operation needs: small batches keep
 /// what an isolate holds unused (and what a crashed one takes with it) small.
 const BATCH_MAX: u64 = 10;

@@ -143,7 +143,7 @@ impl ScopeState {
     /// waking), or the realm's own bucket once the coordinator is unreachable and the lease gone.
     /// `Err(ms)`: not there yet, try again that much later.
     fn take_deferred(&mut self, grant: &Grant, now: u64) -> Result<(), u64> {
-        let start = match (&mut self.lease, &mut self.bucket) {
+        let start = match (self.lease.as_mut().filter(|_| lease::LEASES), &mut self.bucket) {
             (Some(lease), _) => lease.start(grant.weight, now).ok_or(lease::LEASE_RETRY_MS)?,
             (None, Some(bucket)) => {
                 bucket.advance(now);
@@ -154,7 +154,7 @@ impl ScopeState {
         if start > now {
             return Err(start - now);
         }
-        match (&mut self.lease, &mut self.bucket) {
+        match (self.lease.as_mut().filter(|_| lease::LEASES), &mut self.bucket) {
             (Some(lease), _) => lease.tokens = lease.tokens.saturating_sub(u64::from(grant.weight)),
             (None, Some(bucket)) => bucket.take(grant.weight, now),
             (None, None) => {}
@@ -237,9 +237,9 @@ impl Budget {
     pub fn admit(&mut self, ask: &Ask) -> Result<Grant, Limit> {
         let id = self.next_grant;
         let s = self.scope_mut(ask.scope);
-        let leased = s.lease.is_some();
-        let deferred = s.lease.is_some_and(|lease| ask.earliest > lease.until);
-        let start_at = match (&s.lease, &s.bucket) {
+        let leased = s.lease.is_some() && lease::LEASES;
+        let deferred = leased && s.lease.is_some_and(|lease| ask.earliest > lease.until);
+        let start_at = match (s.lease.as_ref().filter(|_| lease::LEASES), &s.bucket) {
             (Some(_), _) if deferred => ask.earliest,
             (Some(lease), _) => lease.start(ask.weight, ask.earliest).ok_or(Limit::Tokens)?,
             (None, Some(bucket)) => {
@@ -260,7 +260,7 @@ impl Budget {
             }
             _ => 0,
         };
-        match (&mut s.lease, &mut s.bucket) {
+        match (s.lease.as_mut().filter(|_| lease::LEASES), &mut s.bucket) {
             (Some(_), _) if deferred => {}
             (Some(lease), _) => lease.tokens = lease.tokens.saturating_sub(u64::from(ask.weight)),
             (None, Some(bucket)) => bucket.take(ask.weight, start_at),
@@ -282,7 +282,7 @@ impl Budget {
         if s.queued.remove(&grant.id).is_none() {
             return;
         }
-        match (&mut s.lease, &mut s.bucket, grant.leased) {
+        match (s.lease.as_mut().filter(|_| lease::LEASES), &mut s.bucket, grant.leased) {
             _ if grant.deferred => {}
             (Some(lease), _, true) => lease.tokens += u64::from(grant.weight),
             (_, Some(bucket), false) => bucket.give_back_at(grant.weight, grant.start_at),
@@ -295,7 +295,7 @@ impl Budget {
     /// actually sent. `Err(ms)` if timers fired late and that many ms must pass first.
     pub fn dispatch(&mut self, scope: &str, grant: Grant, now: u64) -> Result<(), u64> {
         let s = self.scope_mut(scope);
-        if grant.deferred {
+        if lease::LEASES && grant.deferred {
             s.take_deferred(&grant, now)?;
         }
         if let Some(meter) = &mut s.meter {

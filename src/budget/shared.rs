@@ -109,7 +109,7 @@ impl Budget {
         self.next_grant = self.next_grant.max(state.next_grant);
         // What is this realm's own (a breaker's rolling window, response times, a lease) stays
         // with a scope the state still names; scopes it no longer names start afresh.
-        let mut before = core::mem::replace(&mut self.scopes, SortedMap::new());
+        let mut before = core::mem::take(&mut self.scopes);
         for shared in &state.scopes {
             if let Some(kept) = before.remove(shared.scope.as_str()) {
                 self.scopes.insert(shared.scope.clone(), kept);

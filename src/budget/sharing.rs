@@ -7,7 +7,9 @@
 //! steps on a shared budget outside its bracket ([`Bracket`]): the machine queues the events that
 //! arrive while it waits for the budget, and steps on them once it has it.
 
-use super::contact::{Contacts, Visit};
+#[cfg(feature = "leases")]
+use super::contact::Contacts;
+use super::contact::Visit;
 use super::shared::SharedState;
 use super::{Ask, Budget, Priority};
 
@@ -29,6 +31,7 @@ pub enum Sharing {
     /// The origin's tabs, frames and workers: a lock, and the state in storage.
     Tabs,
     /// A coordinator per scope, which leases tokens and hears of holds, bans and the breaker.
+    #[cfg(feature = "leases")]
     Contacts(Box<Contacts>),
 }
 
@@ -39,6 +42,7 @@ impl Budget {
     }
 
     /// Leases this budget from coordinators; their first visit is waited for up to `join_ms`.
+    #[cfg(feature = "leases")]
     pub fn lease_from_coordinators(&mut self, join_ms: u64) {
         let mut contacts = Contacts::default();
         if join_ms > 0 {
@@ -54,11 +58,16 @@ impl Budget {
 
     /// Whether the coordinator of any scope has stopped answering.
     pub fn unreachable(&self) -> bool {
-        matches!(&self.sharing, Sharing::Contacts(c) if c.unreachable())
+        #[cfg(feature = "leases")]
+        if let Sharing::Contacts(c) = &self.sharing {
+            return c.unreachable();
+        }
+        false
     }
 
     /// The coordinator of `scope` answered `[tokens, from, hold, ban, breaker, probe]` (wall ms),
     /// or did not (`None`) in the `waited` ms the shell gave it.
+    #[cfg(feature = "leases")]
     pub fn visited(&mut self, scope: &str, answer: Option<[u64; 6]>, waited: u64, now: u64, wall: u64) {
         let Sharing::Contacts(mut contacts) = core::mem::take(&mut self.sharing) else { return };
         contacts.answered(self, scope, answer, waited, now, wall);
@@ -66,6 +75,7 @@ impl Budget {
     }
 
     /// Before a step of `ask`: the visit to make, if any.
+    #[cfg(feature = "leases")]
     fn visit_before(&mut self, ask: &Ask, now: u64, wall: u64, deadline: u64) -> Option<Visit> {
         let Sharing::Contacts(mut contacts) = core::mem::take(&mut self.sharing) else { return None };
         let visit = contacts.before(self, ask, now, wall, deadline);
@@ -74,6 +84,7 @@ impl Budget {
     }
 
     /// After a step on `scope`: the visit that tells a hold, ban or breaker news it made.
+    #[cfg(feature = "leases")]
     fn visit_after(&mut self, scope: &str, priority: Priority, now: u64, wall: u64, deadline: u64) -> Option<Visit> {
         let Sharing::Contacts(mut contacts) = core::mem::take(&mut self.sharing) else { return None };
         let visit = contacts.after(self, scope, priority, now, wall, deadline);
@@ -130,6 +141,7 @@ enum Stand {
     },
     /// The step is done, and what it set is on its way to the coordinator: what the step decided
     /// waits for that (a process that ends at once must not lose the news of a ban).
+    #[cfg_attr(not(feature = "leases"), allow(dead_code))] // only a coordinator's visit leaves so
     Leaving {
         seq: u32,
         until: u64,
@@ -193,6 +205,7 @@ impl<E> Bracket<E> {
 
     /// Before a step on `budget` for `event`: `Some(event)` to step now (the bracket taken, or
     /// none needed), or `None` when it waits for the share (the effect pushed to `out`).
+    #[cfg_attr(not(feature = "leases"), allow(unused_variables))] // `wall`: coordinators' only
     pub fn take(
         &mut self,
         event: E,
@@ -217,6 +230,7 @@ impl<E> Bracket<E> {
                 out.push(Share::Enter { seq: self.seq, within_ms: within });
                 self.wait(event, now.saturating_add(within))
             }
+            #[cfg(feature = "leases")]
             Sharing::Contacts(_) => {
                 let visit = step.ask.as_ref().and_then(|ask| budget.visit_before(ask, now, wall, step.deadline));
                 let Some(visit) = visit else { return Some(event) };
@@ -305,6 +319,7 @@ impl<E> Bracket<E> {
                 let state = crate::json::to_json(&budget.export(now, wall));
                 out.push(Share::Leave { state: Some(state), news });
             }
+            #[cfg(feature = "leases")]
             Sharing::Contacts(_) => {
                 if let Some(visit) = budget.visit_after(step.scope, step.priority, now, wall, step.deadline) {
                     self.seq = self.seq.wrapping_add(1);

@@ -47,7 +47,7 @@ impl Budget {
                 let open_until = s.breaker.as_ref().and_then(|b| b.open_until());
                 ScopeSnapshot {
                     scope: scope.clone(),
-                    tokens: match &s.lease {
+                    tokens: match s.lease.filter(|_| super::lease::LEASES) {
                         Some(lease) => Some(lease.tokens),
                         None => s.bucket.as_ref().map(|b| b.level(now)),
                     },

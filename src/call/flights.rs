@@ -25,13 +25,13 @@ impl Call {
     fn launch(&mut self, attempt: u32, timeout_ms: u64, hedge: bool, ctx: &Ctx) {
         let limit = timeout_ms.min(self.op.deadline_at().saturating_sub(ctx.now));
         self.flights.push(Flight { attempt, due: ctx.now.saturating_add(limit), headed: false });
-        let effect = match self.purpose {
+        let effect = match self.purpose() {
             super::Purpose::Fetch => {
                 Effect::Send { attempt, timeout_ms: limit, hedge, read_body: self.settings.read_body }
             }
             _ => Effect::Query { attempt },
         };
-        self.effects.push_back(effect);
+        self.effects.push(effect);
     }
 
     pub(super) fn headed(&mut self, attempt: u32) {
@@ -68,7 +68,7 @@ impl Call {
 
     /// Whether request `attempt` is on the wire (a late answer of an aborted one is not).
     fn flying(&self, attempt: u32) -> bool {
-        self.stage == Stage::Flying && self.flights.iter().any(|f| f.attempt == attempt)
+        matches!(self.stage, Stage::Flying) && self.flights.iter().any(|f| f.attempt == attempt)
     }
 
     /// Request `attempt` ended with `outcome`: the operation's verdict, and what follows it.
@@ -81,7 +81,7 @@ impl Call {
         };
         // The race is over: the requests still out are aborted, their answers dropped.
         for flight in std::mem::take(&mut self.flights) {
-            self.effects.push_back(Effect::Abort { attempt: flight.attempt, timed_out: false });
+            self.effects.push(Effect::Abort { attempt: flight.attempt, timed_out: false });
         }
         self.hedge_at = None;
         let asks = !matches!(action, Action::Stop(_));
@@ -91,15 +91,15 @@ impl Call {
     /// The shell's timer: requests past their timeout end as timeouts; a late read is hedged.
     pub(super) fn flights_due(&mut self, ctx: &mut Ctx) {
         while let Some(flight) = self.flights.iter().find(|f| f.due <= ctx.now).copied() {
-            self.effects.push_back(Effect::Abort { attempt: flight.attempt, timed_out: true });
+            self.effects.push(Effect::Abort { attempt: flight.attempt, timed_out: true });
             let mut outcome = Outcome::failure(Observed::Timeout);
             outcome.pending = Some(self.pending_of(flight));
             self.conclude(flight.attempt, outcome, ctx);
-            if self.stage != Stage::Flying {
+            if !matches!(self.stage, Stage::Flying) {
                 return;
             }
         }
-        if self.hedge_at.is_some_and(|at| ctx.now >= at) {
+        if crate::hedging::HEDGES && self.hedge_at.is_some_and(|at| ctx.now >= at) {
             self.hedge(ctx);
         }
     }
@@ -114,7 +114,7 @@ impl Call {
 
     /// When the request in flight is hedged, if it is (a build without hedges never hedges).
     fn hedge_delay(&self, ctx: &mut Ctx) -> Option<u64> {
-        if !cfg!(feature = "hedge") {
+        if !crate::hedging::HEDGES {
             return None;
         }
         self.op.hedge_delay(ctx.budget).map(|ms| ctx.now.saturating_add(ms))
@@ -128,7 +128,7 @@ impl Call {
             return;
         };
         for flight in &self.flights {
-            self.effects.push_back(Effect::Abort { attempt: flight.attempt, timed_out: false });
+            self.effects.push(Effect::Abort { attempt: flight.attempt, timed_out: false });
         }
         let mut outcome = Outcome::failure(Observed::Aborted);
         outcome.pending = Some(self.pending_of(first));
@@ -138,7 +138,7 @@ impl Call {
 
     /// What a request had not delivered when it was cut.
     fn pending_of(&self, flight: Flight) -> Pending {
-        match (self.purpose, flight.headed) {
+        match (self.purpose(), flight.headed) {
             (super::Purpose::Fetch, false) => Pending::Response,
             (super::Purpose::Fetch, true) => Pending::Body,
             _ => Pending::Query,

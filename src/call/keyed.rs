@@ -22,7 +22,7 @@ impl Call {
         }
         let seq = self.next_seq();
         self.stage = Stage::Claiming { seq, waited };
-        self.effects.push_back(Effect::Get { seq, key: self.key() });
+        self.effects.push(Effect::Get { seq, key: self.key() });
     }
 
     pub(super) fn key(&self) -> String {
@@ -104,7 +104,7 @@ impl Call {
         let seq = self.next_seq();
         let value = to_json(&Saved::of(&self.op, &self.settings.owner, ctx.now, ctx.wall, ctx.budget));
         self.stage = Stage::Saving { seq, next };
-        self.effects.push_back(Effect::Set { seq, key: self.key(), value });
+        self.effects.push(Effect::Set { seq, key: self.key(), value });
     }
 
     /// The operation stopped: an unresolved order stays in the store (refusing the key), anything
@@ -126,7 +126,7 @@ impl Call {
             }
             false => Effect::Delete { seq, key },
         };
-        self.effects.push_back(effect);
+        self.effects.push(effect);
     }
 
     /// The store did not finish the key in time.
@@ -147,7 +147,7 @@ impl Call {
 
     /// Whether the call holds its key (reconciliation reads it too).
     pub(super) fn keyed(&self) -> bool {
-        self.purpose == Purpose::Fetch && self.owns_key
+        self.purpose() == Purpose::Fetch && self.owns_key
     }
 }
 

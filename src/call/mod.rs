@@ -34,8 +34,6 @@ pub use effects::{Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
 pub use settle::Stopped;
 pub use spec::CallSpec;
 
-use std::collections::VecDeque;
-
 use crate::budget::sharing::{Answered, Bracket, Share, Step};
 use crate::durable::Refusal;
 use crate::failure::Note;
@@ -49,7 +47,8 @@ enum Next {
     Sleep,
 }
 
-/// What the call waits for besides its requests on the wire.
+/// What the call waits for besides its requests on the wire. Tested with `matches!`: a derived
+/// `==` on it is a function of its own in the wasm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
     /// `Go` has not come.
@@ -100,9 +99,11 @@ pub struct Call {
     resumed: bool,
     bracket: Bracket<Event>,
     shares: Vec<Share>,
-    effects: VecDeque<Effect>,
+    /// Handed out front first. A `Vec`, not a `VecDeque`: a few at a time, and no slice-index
+    /// panics (with their formatting code) in the wasm.
+    effects: Vec<Effect>,
     /// What a step decided while its news is on its way to the coordinator.
-    held: VecDeque<Effect>,
+    held: Vec<Effect>,
     reported: usize,
     note: Note,
     seq: u32,
@@ -134,8 +135,8 @@ impl Call {
             resumed: false,
             bracket: Bracket::default(),
             shares: Vec::new(),
-            effects: VecDeque::new(),
-            held: VecDeque::new(),
+            effects: Vec::new(),
+            held: Vec::new(),
             reported: 0,
             note: Note::None,
             seq: 0,
@@ -163,14 +164,23 @@ impl Call {
         self.cause.as_deref()
     }
 
+    /// What it is for: always a fetch in a build without reconciliation, whose code then goes.
+    fn purpose(&self) -> Purpose {
+        if cfg!(feature = "reconcile") {
+            self.purpose
+        } else {
+            Purpose::Fetch
+        }
+    }
+
     /// Whether it has settled.
     pub fn is_done(&self) -> bool {
-        self.stage == Stage::Done
+        matches!(self.stage, Stage::Done)
     }
 
     /// The next effect to perform.
     pub fn poll(&mut self) -> Option<Effect> {
-        self.effects.pop_front()
+        crate::sorted_map::remove_at(&mut self.effects, 0)
     }
 
     /// When the shell's one timer must fire next (monotonic ms), if the call waits on time.
@@ -211,7 +221,7 @@ impl Call {
                 self.answered_share(answer, ctx);
             }
             // A settled call hears nothing more: a late answer changes nothing.
-            _ if self.stage == Stage::Done => {}
+            _ if matches!(self.stage, Stage::Done) => {}
             // Only a sleeper looks at news; a sleeper's look is a step.
             Event::News if !matches!(self.stage, Stage::Sleeping { .. }) => {}
             // A head changes no shared state.
@@ -220,7 +230,7 @@ impl Call {
         }
         if self.bracket.is_leaving() {
             // What the step decided waits until its news reached the coordinator.
-            self.held.extend(self.effects.drain(..));
+            self.held.append(&mut self.effects);
         }
         self.flush_shares();
     }
@@ -247,16 +257,16 @@ impl Call {
         match answer {
             Answered::Entered(queued) if !queued.is_empty() => {
                 for event in queued {
-                    if self.stage != Stage::Done {
+                    if !matches!(self.stage, Stage::Done) {
                         self.step(event, ctx);
                     }
                 }
                 self.leave(ctx);
             }
             Answered::Left(queued) => {
-                self.effects.extend(self.held.drain(..));
+                self.effects.append(&mut self.held);
                 for event in queued {
-                    if self.stage != Stage::Done {
+                    if !matches!(self.stage, Stage::Done) {
                         self.bracketed(event, ctx);
                     }
                 }
@@ -275,9 +285,12 @@ impl Call {
     /// Puts the bracket's effects ahead of what the steps handed out: the share is let go before a
     /// request leaves, and before `Done` (after which the shell holds nothing of the call).
     fn flush_shares(&mut self) {
-        for share in self.shares.drain(..).rev() {
-            self.effects.push_front(Effect::Share(share));
+        if self.shares.is_empty() {
+            return;
         }
+        let mut ahead: Vec<Effect> = std::mem::take(&mut self.shares).into_iter().map(Effect::Share).collect();
+        ahead.append(&mut self.effects);
+        self.effects = ahead;
     }
 
     /// One event, inside the bracket.
@@ -307,7 +320,7 @@ impl Call {
         let total = self.op.records().len();
         if total > self.reported {
             if self.settings.observed {
-                self.effects.push_back(Effect::Report { from: self.reported });
+                self.effects.push(Effect::Report { from: self.reported });
             }
             self.reported = total;
         }

@@ -21,7 +21,7 @@ impl Call {
         }
         let seq = self.next_seq();
         self.stage = Stage::Looking { seq };
-        self.effects.push_back(Effect::Get { seq, key: self.key() });
+        self.effects.push(Effect::Get { seq, key: self.key() });
     }
 
     /// What the store held: a key still running is refused; otherwise the queries begin (in the
@@ -33,17 +33,17 @@ impl Call {
             Err(words) => return self.store_failure(Reason::Store, Pending::StoreGet, words, ctx),
         };
         if saved.as_ref().is_some_and(|s| s.is_running()) {
-            self.running = Some(match self.purpose {
+            self.running = Some(match self.purpose() {
                 Purpose::Resolve(_) => join(&["resolve: key \"", &key, "\" is still running, not unresolved"]),
                 _ => join(&["reconcile: key \"", &key, "\" is still running; reconcile it once it has ended"]),
             });
             self.stage = Stage::Done;
-            return self.effects.push_back(Effect::Done(super::Done::Running));
+            return self.effects.push(Effect::Done(super::Done::Running));
         }
-        if let Purpose::Resolve(_) = self.purpose {
+        if let Purpose::Resolve(_) = self.purpose() {
             let seq = self.next_seq();
             self.stage = Stage::Keeping { seq, update: true };
-            return self.effects.push_back(Effect::Delete { seq, key });
+            return self.effects.push(Effect::Delete { seq, key });
         }
         if let Some(saved) = saved {
             // Its queries spend the budget of the scope the order was sent to.
@@ -59,7 +59,7 @@ impl Call {
     pub(super) fn query_answer(&mut self, attempt: u32, answer: Result<Evidence, String>, ctx: &mut Ctx) {
         match answer {
             Ok(evidence) => {
-                if self.stage == Stage::Flying && self.flights.iter().any(|f| f.attempt == attempt) {
+                if matches!(self.stage, Stage::Flying) && self.flights.iter().any(|f| f.attempt == attempt) {
                     self.flights.retain(|f| f.attempt != attempt);
                     let action =
                         self.op.on_outcome(ctx.now, ctx.wall, &Outcome::evidence(evidence), ctx.draws, ctx.budget);
@@ -74,13 +74,13 @@ impl Call {
     pub(super) fn keep(&mut self) {
         let seq = self.next_seq();
         self.stage = Stage::Keeping { seq, update: false };
-        self.effects.push_back(Effect::Get { seq, key: self.key() });
+        self.effects.push(Effect::Get { seq, key: self.key() });
     }
 
     /// The store's answer after the queries (`update`: to the write that brings it up to date).
     pub(super) fn kept(&mut self, answer: Stored, update: bool, ctx: &mut Ctx) {
         let key = self.key();
-        if let Purpose::Resolve(_) = self.purpose {
+        if let Purpose::Resolve(_) = self.purpose() {
             return match answer {
                 Stored::Failed(words) => self.store_failure(Reason::Store, Pending::StoreDelete, words, ctx),
                 _ => self.done(),
@@ -110,7 +110,7 @@ impl Call {
             }
         };
         self.stage = Stage::Keeping { seq, update: true };
-        self.effects.push_back(effect);
+        self.effects.push(effect);
     }
 
     /// A store call of reconciliation cut by the deadline (or, before the queries, the caller).
@@ -121,7 +121,7 @@ impl Call {
             Stage::Looking { .. } => {
                 self.store_failure(reason, Pending::StoreGet, still_pending(Pending::StoreGet, cut), ctx)
             }
-            Stage::Keeping { update: true, .. } if matches!(self.purpose, Purpose::Resolve(_)) => {
+            Stage::Keeping { update: true, .. } if matches!(self.purpose(), Purpose::Resolve(_)) => {
                 self.store_failure(reason, Pending::StoreDelete, still_pending(Pending::StoreDelete, cut), ctx)
             }
             Stage::Keeping { update, .. } => {
@@ -151,7 +151,7 @@ impl Call {
 
     /// Resolved, escalated, and the last evidence found.
     fn ending(&self) -> (bool, bool, Option<Evidence>) {
-        if let Purpose::Resolve(given) = self.purpose {
+        if let Purpose::Resolve(given) = self.purpose() {
             return (true, false, Some(given));
         }
         let reason = self.op.stopped().map_or(Reason::Aborted, |s| s.reason);
@@ -162,13 +162,13 @@ impl Call {
 
     /// Whether the reconciliation ended escalated.
     pub fn escalated(&self) -> bool {
-        self.purpose == Purpose::Reconcile && self.ending().1
+        self.purpose() == Purpose::Reconcile && self.ending().1
     }
 
     /// `{ key, resolved, state, escalated, records, storeError? }`.
     pub(super) fn reconciled(&self) -> Reconciled<'_> {
         let (resolved, escalated, state) = self.ending();
-        let records: &[AttemptRecord] = match self.purpose {
+        let records: &[AttemptRecord] = match self.purpose() {
             Purpose::Resolve(_) => &[],
             _ => self.op.records(),
         };

@@ -44,7 +44,7 @@ impl Call {
     pub(super) fn stopped(&mut self, ctx: &mut Ctx) {
         self.flights.clear();
         self.hedge_at = None;
-        match self.purpose {
+        match self.purpose() {
             Purpose::Reconcile => self.keep(),
             _ if self.keyed() => self.finish(ctx),
             _ => self.done(),
@@ -55,7 +55,7 @@ impl Call {
     pub(super) fn done(&mut self) {
         self.stage = Stage::Done;
         self.report();
-        let done = match (self.purpose, &self.refused, self.op.stopped()) {
+        let done = match (self.purpose(), &self.refused, self.op.stopped()) {
             (_, Some(_), _) => Done::Failed,
             (Purpose::Fetch, None, Some(stop)) if stop.reason == Reason::Success => {
                 let winner = self.op.records().iter().rev().find(|r| r.is_sent() && r.reason == Some(Reason::Success));
@@ -70,7 +70,7 @@ impl Call {
                 Done::Reconciled
             }
         };
-        self.effects.push_back(Effect::Done(done));
+        self.effects.push(Effect::Done(done));
     }
 
     /// The JSON a settled call's shell hands on: `{ reason, message, records, key? }` for a
@@ -81,12 +81,12 @@ impl Call {
             Object::new(&mut out).field("message", message).end();
             return out;
         }
-        if self.purpose != Purpose::Fetch && !self.store_failed {
+        if self.purpose() != Purpose::Fetch && !self.store_failed {
             return to_json(&self.reconciled());
         }
         let key = self.op.key();
         let target;
-        let (method, url) = match self.purpose {
+        let (method, url) = match self.purpose() {
             Purpose::Fetch => (self.op.method().unwrap_or("GET"), self.op.url().unwrap_or_default()),
             _ => {
                 target = join(&["key \"", key.unwrap_or_default(), "\""]);

@@ -10,10 +10,10 @@ use crate::record::Pending;
 impl Call {
     /// The call begins: its key claimed, else its body read, else its first attempt.
     pub(super) fn go(&mut self, ctx: &mut Ctx) {
-        if self.stage != Stage::Begun {
+        if !matches!(self.stage, Stage::Begun) {
             return;
         }
-        match self.purpose {
+        match self.purpose() {
             Purpose::Reconcile | Purpose::Resolve(_) => self.look(),
             Purpose::Fetch if self.op.key().is_some() => self.claim(false),
             Purpose::Fetch => self.claimed(ctx),
@@ -24,21 +24,21 @@ impl Call {
     pub(super) fn claimed(&mut self, ctx: &mut Ctx) {
         if self.settings.has_body {
             self.stage = Stage::Buffering;
-            self.effects.push_back(Effect::ReadBody);
+            self.effects.push(Effect::ReadBody);
         } else {
             self.first(ctx);
         }
     }
 
     pub(super) fn body_read(&mut self, read: bool, ctx: &mut Ctx) {
-        if self.stage != Stage::Buffering {
+        if !matches!(self.stage, Stage::Buffering) {
             return;
         }
         if read {
             return self.first(ctx);
         }
         self.stage = Stage::Done;
-        self.effects.push_back(Effect::Done(Done::BodyThrew));
+        self.effects.push(Effect::Done(Done::BodyThrew));
     }
 
     /// The first attempt is proposed (or a restored operation resumed).
@@ -79,7 +79,7 @@ impl Call {
         };
         let seq = self.next_seq();
         self.stage = Stage::Asking { seq, next };
-        self.effects.push_back(Effect::Ask { seq, record: Box::new(record), error });
+        self.effects.push(Effect::Ask { seq, record: Box::new(record), error });
     }
 
     pub(super) fn answered(&mut self, seq: u32, answer: Result<bool, String>, ctx: &mut Ctx) {

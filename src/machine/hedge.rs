@@ -1,7 +1,8 @@
 //! Hedged reads: a late attempt of a read gets a second request, and the first usable answer
 //! wins ([`crate::hedging`]). Each hedge passes what a retry passes — the attempts, the breaker,
 //! the scope's bans and holds, the deadline, its tokens and the retry quota — and leaves its
-//! own record (`hedge: true`); every record of the race names the `winner`.
+//! own record (`hedge: true`); every record of the race names the `winner`. A build without
+//! hedges (`HEDGES` false) never starts a race, and its checks let the compiler drop this code.
 //!
 //! ```text
 //! Send ─(no answer after hedge_delay)─▶ hedge(now) ─▶ Send (a second request) | refused (a record)
@@ -14,9 +15,10 @@ use crate::budget::{Budget, Grant, Limit};
 use crate::classify::Observed;
 use crate::draw::Draws;
 use crate::gate;
-use crate::hedging::HedgeAfter;
+use crate::hedging::{HedgeAfter, HEDGES};
 use crate::reason::Reason;
 use crate::record::{AttemptRecord, Decision, Pending};
+use crate::sorted_map::remove_at;
 
 /// A request in flight beside the one of the phase.
 #[derive(Clone, Debug)]
@@ -33,7 +35,7 @@ impl Operation {
         let policy = &self.start.policy;
         let kind = self.start.kind;
         let flying = matches!(self.phase, Phase::InFlight { .. });
-        if !flying || kind.is_order() || kind.is_stream() || self.hedges_proposed >= policy.max_hedges() {
+        if !HEDGES || !flying || kind.is_order() || kind.is_stream() || self.hedges_proposed >= policy.max_hedges() {
             return None;
         }
         match policy.hedge_after() {
@@ -114,15 +116,16 @@ impl Operation {
         if !self.select_flight(attempt) {
             return Some(self.pending_action());
         }
-        if self.race.is_empty() {
+        if !HEDGES || self.race.is_empty() {
             return Some(self.on_outcome(now, wall_now, outcome, draws, budget));
         }
         let Some((verdict, provider)) = self.conclude(now, wall_now, outcome, draws, budget) else {
             return Some(self.pending_action());
         };
-        if verdict.proposes_retry() && !self.hedges.is_empty() {
+        // `remove_at`, not `Vec::remove`: its panic would bring formatting code into the wasm.
+        let next = if verdict.proposes_retry() { remove_at(&mut self.hedges, 0) } else { None };
+        if let Some(next) = next {
             // Its hold or ban is on the scope already; the next answer decides.
-            let next = self.hedges.remove(0);
             self.phase = Phase::InFlight { record: next.record, grant: next.grant };
             return None;
         }
@@ -150,10 +153,13 @@ impl Operation {
         if record.attempt == attempt {
             return true;
         }
-        let Some(at) = self.hedges.iter().position(|f| f.record.attempt == attempt) else {
+        if !HEDGES {
+            return false;
+        }
+        let at = self.hedges.iter().position(|f| f.record.attempt == attempt);
+        let Some(chosen) = at.and_then(|at| remove_at(&mut self.hedges, at)) else {
             return false;
         };
-        let chosen = self.hedges.remove(at);
         let Phase::InFlight { record, grant } =
             std::mem::replace(&mut self.phase, Phase::InFlight { record: chosen.record, grant: chosen.grant })
         else {
@@ -166,6 +172,9 @@ impl Operation {
     /// The requests still in flight beside the phase's are aborted: their records say so, their
     /// tokens and retry quota stay spent, and a probe slot they held comes back.
     pub(super) fn abandon_hedges(&mut self, now: u64, budget: &mut Budget) {
+        if !HEDGES {
+            return;
+        }
         let end = self.elapsed(now);
         for Flight { mut record, grant } in std::mem::take(&mut self.hedges) {
             record.end_ms = Some(end);

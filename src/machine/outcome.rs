@@ -67,8 +67,10 @@ impl Operation {
             Observed::Aborted | Observed::Interrupted => budget.breaker_release(&self.start.scope),
             _ => budget.breaker_observe(&self.start.scope, now, failed, draws.rng()),
         }
-        // A hedge's `"p95"` learns from every answer of the scope, and from the timeouts of its tail.
-        if matches!(outcome.observed, Observed::Response | Observed::Timeout) && !self.start.kind.is_stream() {
+        // A hedge's `"p95"` learns from every answer of the scope, and from the timeouts of its tail
+        // (a build without hedges never reads it).
+        let learns = matches!(outcome.observed, Observed::Response | Observed::Timeout) && !self.start.kind.is_stream();
+        if learns && crate::hedging::HEDGES {
             budget.observe_latency(&self.start.scope, took);
         }
         budget.settle(&self.start.scope, grant, verdict == Reason::Success);

@@ -13,15 +13,15 @@
 //!      │   Client, ClientBuilder, CallOptions, PolicyLayer, ShouldRetry, RetryContext, Error,
 //!      │   Stopped, SharedBudget, Reconciled, Family, Match, Docs, Worksheet, WorksheetRow,
 //!      │   Stream, StreamOptions, StreamEvent, StreamState, Message, NotOpen, OnOpen,
-//!      │   Connection, Resync, Heartbeat
+//!      │   Connection, Resync, Heartbeat, OnEvent
 //!      ▼
-//!  api/        checks what the caller gives (policies merged field by field), hands it down,
-//!      │       returns typed results
+//!  api/        checks what the caller gives (policies merged field by field), begins the
+//!      │       machines from it, returns typed results (a settled call read, a stream's events)
 //!      ▼
 //!  executor/   carries out the core's machines — a call's (crate::call) and a stream's session
-//!      │       (crate::stream::session): each effect it hands out — send, abort, store, ask,
-//!      │       connect, close, write, on_open, resync, ping, share, report, done — done, what
-//!      │       happened fed back, one timer each
+//!      │       (crate::stream::session) — with one driver loop: each effect it hands out — send,
+//!      │       abort, store, ask, connect, close, write, on_open, resync, ping, share, report,
+//!      │       done — done, what happened fed back, one timer each
 //!      ▼
 //!  platform/   the JavaScript it binds, every call that can throw guarded or `catch`:
 //!      │       values.js · waits.js · responses.js · tab-locks.js, clocks, timers, settling
@@ -57,7 +57,7 @@ mod platform;
 
 pub use api::{
     CallOptions, Client, ClientBuilder, Connection, Docs, Error, Family, FamilyRequest, Heartbeat, Match, Message,
-    NotOpen, OnOpen, PolicyLayer, Reconciled, Resync, RetryContext, SharedBudget, ShouldRetry, Stopped, Stream,
-    StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern, Weight, Worksheet, WorksheetRow,
+    NotOpen, OnEvent, OnOpen, PolicyLayer, Reconciled, Resync, RetryContext, SharedBudget, ShouldRetry, Stopped,
+    Stream, StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern, Weight, Worksheet, WorksheetRow,
 };
 pub use platform::clock;

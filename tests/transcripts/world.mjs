@@ -127,6 +127,8 @@ export function world(t) {
       this.protocol = "";
       this.timers = [];
       this.unexpected = null;
+      // The event handler properties of the standard interface (onopen, …), as a platform's socket has.
+      for (const type of ["open", "message", "close"]) this.addEventListener(type, (event) => this[`on${type}`]?.(event));
       note(`connect #${n}`);
       const at = (ms, fn) => this.timers.push(setTimeout(fn, ms));
       if (script.refuse !== undefined) {
@@ -199,12 +201,16 @@ export function world(t) {
     query: ({ attempt }) => query(`#${attempt}`),
     install() {
       time.install();
-      this.savedFetch = globalThis.fetch;
+      this.saved = { fetch: globalThis.fetch, WebSocket: Object.getOwnPropertyDescriptor(globalThis, "WebSocket") };
       globalThis.fetch = fetch;
+      // For an executor that makes its sockets with the global WebSocket (the Rust one does).
+      Object.defineProperty(globalThis, "WebSocket", { value: WebSocket, configurable: true, writable: true });
     },
     uninstall() {
       time.uninstall();
-      globalThis.fetch = this.savedFetch;
+      globalThis.fetch = this.saved.fetch;
+      if (this.saved.WebSocket === undefined) delete globalThis.WebSocket;
+      else Object.defineProperty(globalThis, "WebSocket", this.saved.WebSocket);
     },
     /** A signal the caller aborts at `t.abortAt` (undefined without one). */
     abortSignal() {

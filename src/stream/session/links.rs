@@ -22,7 +22,7 @@ impl Session {
             true => self.rotation = Some(link),
             false => self.current = Some(link),
         }
-        self.effects.push_back(SessionEffect::Connect(link.id));
+        self.effects.push(SessionEffect::Connect(link.id));
     }
 
     /// The session's socket `id`, current or rotating.
@@ -35,7 +35,7 @@ impl Session {
         let Some(link) = self.link_mut(id) else { return };
         link.opened_at = now;
         match self.settings.on_open {
-            true => self.effects.push_back(SessionEffect::OnOpen(id)),
+            true => self.effects.push(SessionEffect::OnOpen(id)),
             false => self.up(id, ctx),
         }
     }
@@ -75,7 +75,7 @@ impl Session {
         if self.state == StreamState::Stale && !self.resyncing {
             self.set_state(StreamState::Open);
         }
-        self.effects.push_back(SessionEffect::Deliver);
+        self.effects.push(SessionEffect::Deliver);
     }
 
     /// Make-before-break: the rotation's socket delivered; the old one goes without a reconnect.
@@ -83,7 +83,7 @@ impl Session {
         let Some(mut next) = self.rotation.take() else { return };
         (next.rotating, next.due, next.opened_at) = (false, None, ctx.now);
         if let Some(old) = self.current.replace(next) {
-            self.effects.push_back(SessionEffect::Close(old.id, 1000, "rotated"));
+            self.effects.push(SessionEffect::Close(old.id, 1000, "rotated"));
         }
         self.stream.on_rotation_open(ctx.now, ctx.wall, ctx.draws, ctx.budget);
         let watching = self.stream.check(ctx.now, ctx.wall, Some(ctx.now), ctx.draws, ctx.budget);
@@ -130,7 +130,7 @@ impl Session {
     fn dropped(&mut self, id: u32, outcome: Outcome, code: Option<u16>, ctx: &mut Ctx) {
         if self.rotation.is_some_and(|r| r.id == id) {
             self.rotation = None;
-            self.effects.push_back(SessionEffect::Close(id, 1000, ""));
+            self.effects.push(SessionEffect::Close(id, 1000, ""));
             self.stream.on_rotation_close(ctx.now, ctx.wall, &outcome, ctx.draws, ctx.budget);
             let watching = self.stream.check(ctx.now, ctx.wall, self.heard_at, ctx.draws, ctx.budget);
             return self.watch(watching, ctx);
@@ -139,7 +139,7 @@ impl Session {
             return;
         }
         self.current = None;
-        self.effects.push_back(SessionEffect::Close(id, 1000, ""));
+        self.effects.push(SessionEffect::Close(id, 1000, ""));
         (self.watch_at, self.beat_at) = (None, None);
         match self.stream.on_close(ctx.now, ctx.wall, &outcome, code, ctx.draws, ctx.budget) {
             Closed::Act(action) => self.act(action, ctx),
@@ -201,7 +201,7 @@ impl Session {
         self.round = self.round.wrapping_add(1);
         self.resyncing = true;
         self.set_state(StreamState::Stale);
-        self.effects.push_back(SessionEffect::Resync(self.round));
+        self.effects.push(SessionEffect::Resync(self.round));
     }
 
     pub(super) fn resynced(&mut self, round: u32, ok: bool) {

@@ -19,8 +19,6 @@ mod pace;
 
 pub use effects::{SessionEffect, SessionEvent, SessionSettings, StreamState};
 
-use std::collections::VecDeque;
-
 use super::Stream;
 use crate::budget::sharing::{Answered, Bracket, Share, Step};
 use crate::call::Ctx;
@@ -63,9 +61,10 @@ pub struct Session {
     resyncing: bool,
     bracket: Bracket<SessionEvent>,
     shares: Vec<Share>,
-    effects: VecDeque<SessionEffect>,
+    /// Handed out front first (a `Vec`, as a call's: see [`crate::call::Call`]).
+    effects: Vec<SessionEffect>,
     /// What a step decided while its news is on its way to the coordinator.
-    held: VecDeque<SessionEffect>,
+    held: Vec<SessionEffect>,
     unreported: Vec<AttemptRecord>,
 }
 
@@ -89,8 +88,8 @@ impl Session {
             resyncing: false,
             bracket: Bracket::default(),
             shares: Vec::new(),
-            effects: VecDeque::new(),
-            held: VecDeque::new(),
+            effects: Vec::new(),
+            held: Vec::new(),
             unreported: Vec::new(),
         }
     }
@@ -107,7 +106,7 @@ impl Session {
 
     /// The next effect to perform.
     pub fn poll(&mut self) -> Option<SessionEffect> {
-        self.effects.pop_front()
+        crate::sorted_map::remove_at(&mut self.effects, 0)
     }
 
     /// When the shell's one timer must fire next (monotonic ms).
@@ -152,10 +151,12 @@ impl Session {
         }
         if self.bracket.is_leaving() {
             // What the step decided waits until its news reached the coordinator.
-            self.held.extend(self.effects.drain(..));
+            self.held.append(&mut self.effects);
         }
-        for share in self.shares.drain(..).rev() {
-            self.effects.push_front(SessionEffect::Share(share));
+        if !self.shares.is_empty() {
+            let mut ahead: Vec<_> = std::mem::take(&mut self.shares).into_iter().map(SessionEffect::Share).collect();
+            ahead.append(&mut self.effects);
+            self.effects = ahead;
         }
     }
 
@@ -177,7 +178,7 @@ impl Session {
                 self.leave(ctx);
             }
             Answered::Left(queued) => {
-                self.effects.extend(self.held.drain(..));
+                self.effects.append(&mut self.held);
                 for event in queued {
                     self.route(event, ctx);
                 }
@@ -298,19 +299,19 @@ impl Session {
             return;
         }
         self.state = state;
-        self.effects.push_back(SessionEffect::State(state));
+        self.effects.push(SessionEffect::State(state));
     }
 
     /// Ends the stream: every socket closed, every wait dropped.
     fn stop(&mut self, reason: Reason) {
         for link in [self.current.take(), self.rotation.take()].into_iter().flatten() {
-            self.effects.push_back(SessionEffect::Close(link.id, 1000, "closed"));
+            self.effects.push(SessionEffect::Close(link.id, 1000, "closed"));
         }
         (self.wake_at, self.watch_at, self.beat_at) = (None, None, None);
         self.pace.clear();
         self.report();
         self.set_state(StreamState::Stopped);
-        self.effects.push_back(SessionEffect::Stopped(reason));
+        self.effects.push(SessionEffect::Stopped(reason));
     }
 
     /// Hands the records made since the last report on.
@@ -320,6 +321,6 @@ impl Session {
             return;
         }
         self.unreported.extend(new);
-        self.effects.push_back(SessionEffect::Report);
+        self.effects.push(SessionEffect::Report);
     }
 }

@@ -3,21 +3,20 @@
 //! alike — never sees more), the rest queued in order; and the heartbeat, a ping whenever nothing
 //! was heard for its period.
 
-use std::collections::VecDeque;
-
 use super::{Session, SessionEffect};
 
 /// A second, plus one millisecond: the shell's clock is rounded up.
 const WINDOW_MS: u64 = 1001;
 
-/// The sliding window of writes, and what waits for it.
+/// The sliding window of writes, and what waits for it. `Vec`s, not `VecDeque`s: no slice-index
+/// panics (with their formatting code) in the wasm.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Pace {
     per_second: Option<u64>,
-    /// When the last `per_second` writes went (monotonic ms), oldest first.
-    sent: VecDeque<u64>,
+    /// When the writes of the last window went (monotonic ms), oldest first.
+    sent: Vec<u64>,
     /// Messages waiting their turn: (id, socket).
-    queue: VecDeque<(u32, u32)>,
+    queue: Vec<(u32, u32)>,
     /// When the window next has room for the queue's head.
     due: Option<u64>,
 }
@@ -39,24 +38,22 @@ impl Pace {
 
     /// The messages that may go now, in order; `due` says when the next may.
     fn release(&mut self, now: u64) -> Vec<(u32, u32)> {
-        let Some(limit) = self.per_second else { return self.queue.drain(..).collect() };
-        let mut out = Vec::new();
         self.due = None;
-        while let Some(&head) = self.queue.front() {
-            if self.sent.len() as u64 >= limit {
-                let oldest = self.sent.front().copied().unwrap_or(now);
-                if now < oldest.saturating_add(WINDOW_MS) {
-                    self.due = Some(oldest.saturating_add(WINDOW_MS));
-                    break;
-                }
-                self.sent.pop_front();
-                continue;
+        let mut go = self.queue.len();
+        if let Some(limit) = self.per_second {
+            // Writes a window old have left it; each write that goes now takes a place in it.
+            self.sent.retain(|&at| now < at.saturating_add(WINDOW_MS));
+            let room = usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(self.sent.len());
+            go = go.min(room);
+            self.sent.extend(std::iter::repeat(now).take(go));
+            if go < self.queue.len() {
+                let oldest = self.sent.first().copied().unwrap_or(now);
+                self.due = Some(oldest.saturating_add(WINDOW_MS));
             }
-            self.sent.push_back(now);
-            self.queue.pop_front();
-            out.push(head);
         }
-        out
+        let later = self.queue.get(go..).map(<[_]>::to_vec).unwrap_or_default();
+        self.queue.truncate(go);
+        std::mem::replace(&mut self.queue, later)
     }
 }
 
@@ -68,7 +65,7 @@ impl Session {
             0 => self.current.map_or(0, |c| c.id),
             link => link,
         };
-        self.pace.queue.push_back((id, link));
+        self.pace.queue.push((id, link));
         if self.pace.due.is_none() {
             self.pace_due(now);
         }
@@ -79,7 +76,7 @@ impl Session {
             return;
         }
         for (id, link) in self.pace.release(now) {
-            self.effects.push_back(SessionEffect::Write(id, link));
+            self.effects.push(SessionEffect::Write(id, link));
         }
     }
 
@@ -89,9 +86,9 @@ impl Session {
         if now < at {
             return;
         }
-        let silent = self.heard_at.is_none_or(|heard| now.saturating_sub(heard) >= every);
+        let silent = self.heard_at.map_or(true, |heard| now.saturating_sub(heard) >= every);
         if let (true, Some(link)) = (silent, self.current.filter(|l| l.ready && l.due.is_none())) {
-            self.effects.push_back(SessionEffect::Ping(link.id));
+            self.effects.push(SessionEffect::Ping(link.id));
         }
         self.beat_at = Some(now.saturating_add(every));
     }

@@ -1,32 +1,38 @@
 //! How a [`Client`] is made: [`Client::new`], or [`Client::builder`] for more than a policy.
 
+use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
 
-use super::client::Client;
+use super::client::{Client, Defaults};
 use super::error::Error;
 use super::family::{check_families, Family};
-use super::shared_budget::SharedBudget;
+use super::shared_budget::{Held, SharedBudget};
 use super::should_retry::{RetryContext, ShouldRetry};
+use crate::budget::BudgetConfig;
+use crate::draw::Draws;
 use crate::policy::Policy;
 use crate::record::AttemptRecord;
-use crate::web::executor::{Executor, Held, Observer};
+use crate::text;
+use crate::web::executor::{Executor, Observer};
 use crate::web::platform::errors::invalid;
 use crate::web::platform::store::Store;
+use crate::web::platform::values;
 
 /// Builds a [`Client`]: `Client::builder().policy(p).budget(&b).build()`.
 ///
 /// # Default
-/// [`Policy::default`], a budget of its own (no token limit; the retry quota on), random jitter,
-/// this client's memory for a store, no observer, bodies not read, no endpoint families, no
-/// `should_retry` (every retry the core admits goes).
+/// [`Policy::default`], a budget of its own (no token limit; the retry quota on), random jitter
+/// and no scripted draws, this client's memory for a store, no observer, bodies not read, no
+/// endpoint families, no `should_retry` (every retry the core admits goes).
 #[derive(Default)]
 pub struct ClientBuilder {
     policy: Option<Policy>,
     budget: Option<Held>,
     seed: Option<u64>,
+    draws: Vec<u64>,
     store: Option<Store>,
     observer: Option<Observer>,
     read_body: bool,
@@ -50,6 +56,14 @@ impl ClientBuilder {
     /// Seed for reproducible jitter (default: random).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
+        self
+    }
+
+    /// The client's first backoff delays (ms), used in order before the seeded draws — to show a
+    /// schedule exactly (the reference article's 400, 600, 1 200, 2 400 ms) in demos and tests, as
+    /// the JavaScript `draws` option does (default: none).
+    pub fn draws(mut self, delays: impl IntoIterator<Item = u64>) -> Self {
+        self.draws = delays.into_iter().collect();
         self
     }
 
@@ -100,9 +114,12 @@ impl ClientBuilder {
         let store = self.store.unwrap_or_else(Store::memory);
         let policy = self.policy.unwrap_or_default();
         let should_retry = self.should_retry.map(|s| s.0);
-        let executor =
-            Executor::new(policy, self.budget, self.seed, store, self.observer, self.read_body, should_retry);
-        Client { executor: Rc::new(executor), families: self.families.into() }
+        let draws = RefCell::new(Draws::scripted(self.draws, self.seed.unwrap_or_else(values::entropy)));
+        let Held { budget, share } = self.budget.unwrap_or_else(|| Held::new(BudgetConfig::default(), None));
+        let executor = Executor { budget, share, draws, store, observer: self.observer };
+        let defaults =
+            Defaults { policy, owner: text::hex16(values::entropy()), read_body: self.read_body, should_retry };
+        Client { executor: Rc::new(executor), defaults: Rc::new(defaults), families: self.families.into() }
     }
 }
 

@@ -7,11 +7,23 @@ use super::policy_layer::{layered, PolicyLayer};
 use super::should_retry::ShouldRetry;
 use crate::budget::Priority;
 use crate::builders::PolicyBuilder;
+use crate::call;
 use crate::classify::OperationKind;
 use crate::input::{name, InvalidOption, Loose, Problem};
 use crate::policy::Policy;
-use crate::web::executor::CallSpec;
+use crate::web::executor::Predicate;
 use crate::web::platform::response::Waits;
+
+/// What a call asks beyond the client's defaults, already checked: the core's spec, and its own.
+pub struct CallSpec {
+    /// Its policy is its family's and its own merged over the client's.
+    pub core: call::CallSpec,
+    pub signal: Option<AbortSignal>,
+    /// Its own predicate, or its family's (default: the client's).
+    pub should_retry: Option<Predicate>,
+    /// The provider wait headers its responses are read for.
+    pub waits: Waits,
+}
 
 /// The most a call may weigh (as the JavaScript `weight` option).
 const MAX_WEIGHT: u32 = 1_000_000;
@@ -66,18 +78,17 @@ impl CallOptions {
         if let Some(ms) = self.deadline_ms {
             policy = policy.with_call_deadline("deadlineMs", ms)?;
         }
-        Ok(CallSpec {
+        let core = call::CallSpec {
             policy,
             operation: self.operation,
             priority: self.priority,
             key: text("key", self.key)?,
             scope: text("scope", self.scope)?,
             weight,
-            signal: self.signal,
             read_body: self.read_body,
-            should_retry: self.should_retry.map(|s| s.0),
-            waits: Waits::default(),
-        })
+        };
+        let should_retry = self.should_retry.map(|s| s.0);
+        Ok(CallSpec { core, signal: self.signal, should_retry, waits: Waits::default() })
     }
 }
 

@@ -7,8 +7,10 @@ use wasm_bindgen::{JsCast, JsValue};
 use super::call_options::CallOptions;
 use super::error::Error;
 use super::family::{Family, FamilyRequest};
+use super::settle::{settled, Settled};
+use crate::policy::Policy;
 use crate::text;
-use crate::web::executor::{Executor, Settled};
+use crate::web::executor::{Executor, Predicate};
 use crate::web::platform::errors::{invalid, type_error};
 use crate::web::platform::values::kind;
 
@@ -18,8 +20,18 @@ use crate::web::platform::values::kind;
 #[derive(Clone)]
 pub struct Client {
     pub(super) executor: Rc<Executor>,
+    pub(super) defaults: Rc<Defaults>,
     /// Endpoint families, in the order declared: the first that takes a request gives its options.
     pub(super) families: Rc<[Family]>,
+}
+
+/// What a client's calls run under unless they say otherwise.
+pub(super) struct Defaults {
+    pub policy: Policy,
+    /// Names this client in the leases it writes.
+    pub owner: String,
+    pub read_body: bool,
+    pub should_retry: Option<Predicate>,
 }
 
 impl Client {
@@ -63,7 +75,7 @@ impl Client {
         body: Option<&str>,
         options: CallOptions,
     ) -> Result<web_sys::Response, Error> {
-        let policy = self.executor.policy();
+        let policy = &self.defaults.policy;
         let checked = |options: CallOptions, family: Option<&Family>| {
             let layer = family.and_then(|f| f.policy.as_ref());
             options.checked(policy, layer)
@@ -77,7 +89,7 @@ impl Client {
             false => options,
         };
         let own = checked(own, None).map_err(|e| Error::Invalid(invalid(context, &e)))?;
-        let running = self.executor.prepare(input, init, |method, url| {
+        let running = self.prepare(input, init, |method, url| {
             let Some(family) = self.families.iter().find(|f| f.matcher.test(method, url)) else {
                 return kept.map_or(Ok(own), |options| checked(options, None).map_err(|e| invalid(context, &e)));
             };
@@ -89,7 +101,7 @@ impl Client {
             Ok(spec)
         });
         // Dropped before it ends: its timer is cleared and its requests aborted.
-        match running.map_err(Error::Invalid)?.await {
+        match settled(running.map_err(Error::Invalid)?).await {
             Settled::Response(response) => response.dyn_into::<web_sys::Response>().map_err(|other| {
                 Error::Invalid(type_error(&text::join(&["fetch gave ", kind(&other), ", not a Response"])))
             }),

@@ -3,9 +3,9 @@
 
 use wasm_bindgen::JsValue;
 
+pub use super::settle::Stopped;
 use crate::reason::Reason;
 use crate::record::AttemptRecord;
-pub use crate::web::executor::Stopped;
 use crate::web::platform::errors::describe;
 
 /// How a call ended without a successful response.

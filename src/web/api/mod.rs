@@ -2,8 +2,8 @@
 //! [`ShouldRetry`] and its [`RetryContext`], [`Family`], [`Worksheet`], [`Error`] and [`Stopped`],
 //! [`SharedBudget`], [`Reconciled`]; streams: [`Stream`], [`StreamOptions`], [`StreamEvent`],
 //! [`StreamState`], [`Message`], [`NotOpen`], and what a stream runs of the caller's: [`OnOpen`]
-//! (given a [`Connection`]), [`Resync`], [`Heartbeat`]. It checks what the caller gives and hands
-//! it to the executor; the results come back as these types.
+//! (given a [`Connection`]), [`Resync`], [`Heartbeat`], [`OnEvent`]. It checks what the caller
+//! gives and hands it to the executor; the results come back as these types.
 
 mod builder;
 mod call_options;
@@ -11,11 +11,14 @@ mod client;
 mod error;
 mod family;
 mod policy_layer;
+mod prepare;
 mod reconciled;
+mod settle;
 mod shared_budget;
 mod should_retry;
 mod stream;
 mod stream_callbacks;
+mod stream_event;
 mod stream_options;
 mod worksheet;
 
@@ -31,6 +34,7 @@ pub use policy_layer::PolicyLayer;
 pub use reconciled::Reconciled;
 pub use shared_budget::SharedBudget;
 pub use should_retry::{RetryContext, ShouldRetry};
-pub use stream::{Stream, StreamEvent, StreamState};
+pub use stream::{Stream, StreamState};
 pub use stream_callbacks::{Connection, Heartbeat, NotOpen, OnOpen, Resync};
+pub use stream_event::{OnEvent, StreamEvent};
 pub use stream_options::StreamOptions;

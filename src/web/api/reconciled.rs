@@ -8,11 +8,12 @@ use web_sys::AbortSignal;
 
 use super::client::Client;
 use super::error::Error;
+pub use super::settle::Reconciled;
+use super::settle::{self, Settled};
 use crate::input::{name, InvalidOption, Loose, Problem};
 use crate::policy::Policy;
 use crate::reconcile::{reconciliation_policy, Evidence};
-pub use crate::web::executor::Reconciled;
-use crate::web::executor::{Query, Running, Settled};
+use crate::web::executor::{Query, Running};
 use crate::web::platform::errors::{invalid, type_error};
 
 /// The evidence names that settle an order (all but `not-found`).
@@ -46,7 +47,7 @@ impl Client {
             None => reconciliation_policy(&Loose::Absent).map_err(|e| Error::Invalid(invalid("reconcile", &e)))?,
         };
         let query: Query = Rc::new(move |attempt, signal| Box::pin(query(attempt, signal)));
-        settled(self.executor.reconciliation(&key, query, policy, signal)).await
+        settled(self.reconciliation(&key, query, policy, signal)).await
     }
 
     /// Closes an unknown outcome by hand with what the operator established (`state` must
@@ -57,13 +58,13 @@ impl Client {
             let problem = Problem::UnknownName { allowed: RESOLVING };
             return Err(Error::Invalid(invalid("resolve", &InvalidOption::new("state", problem))));
         }
-        settled(self.executor.resolution(&key, state)).await
+        settled(self.resolution(&key, state)).await
     }
 }
 
 /// What a reconciliation (or a resolution) came to, once it has settled; dropping it cancels it.
 async fn settled(running: Running) -> Result<Reconciled, Error> {
-    match running.await {
+    match settle::settled(running).await {
         Settled::Reconciled(reconciled) => Ok(*reconciled),
         Settled::Stopped(stopped) => Err(Error::Stopped(stopped)),
         Settled::Thrown(error) => Err(Error::Invalid(error)),

@@ -7,8 +7,24 @@
 use std::future::Future;
 use std::rc::Rc;
 
+use crate::record::AttemptRecord;
 use crate::web::executor::Predicate;
-pub use crate::web::executor::RetryContext;
+
+/// What `shouldRetry` is asked about: the attempt the retry would follow.
+#[derive(Clone, Debug)]
+pub struct RetryContext {
+    /// Its number (1: the initial request).
+    pub attempt: u32,
+    /// Its status, if a response came.
+    pub status: Option<u16>,
+    /// What went wrong with it, if no response came (a network error's words, or that the
+    /// response was still pending when its attempt timed out: `record.outcome` says which).
+    pub error: Option<String>,
+    /// Its response (body unread, unless the call reads bodies), if one came.
+    pub response: Option<web_sys::Response>,
+    /// Its record.
+    pub record: AttemptRecord,
+}
 
 /// Asked, with the [`RetryContext`] of the attempt a retry would follow, only after the core has
 /// admitted that retry (the gate, the budget, a ban, an order's unknown outcome): it can stop a
@@ -36,7 +52,10 @@ impl ShouldRetry {
         F: Fn(RetryContext) -> Fut + 'static,
         Fut: Future<Output = Result<bool, String>> + 'static,
     {
-        ShouldRetry(Rc::new(move |context| Box::pin(decide(context))))
+        ShouldRetry(Rc::new(move |record: AttemptRecord, error, response| {
+            let context = RetryContext { attempt: record.attempt, status: record.status, error, response, record };
+            Box::pin(decide(context))
+        }))
     }
 }
 

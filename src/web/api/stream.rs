@@ -1,30 +1,24 @@
 //! [`Client::stream`]: a WebSocket that reconnects under a policy and the client's budget, read
 //! event by event from a [`Stream`].
 
+use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
+use std::rc::Rc;
+use std::task::{Context, Poll};
 
 use super::client::Client;
 use super::error::Error;
 use super::stream_callbacks::NotOpen;
+use super::stream_event::{told, StreamEvent};
 use super::stream_options::StreamOptions;
 pub use crate::stream::session::StreamState;
+use crate::stream::session::{Session, SessionSettings};
 use crate::text;
-use crate::web::executor::{StreamEvent as Event, Streaming};
+use crate::web::executor::{Listener, StreamEvent as Event, Streaming};
+use crate::web::platform::clock;
 use crate::web::platform::errors::{invalid, type_error};
+use crate::web::platform::inbox::{Inbox, Poster};
 use crate::web::platform::socket::{parse_url, Message};
-
-/// What a [`Stream`] tells, in order.
-#[derive(Debug)]
-pub enum StreamEvent {
-    /// A message on the current connection.
-    Message(Message),
-    /// The state changed (never to [`StreamState::Stopped`]: the end is `Stopped`, or the events
-    /// ending after [`Stream::close`]).
-    State(StreamState),
-    /// The policy stopped the stream (attempts or the outage's deadline ran out, a ban, a stop
-    /// code): why, and the last outage's records. No event follows.
-    Stopped(Error),
-}
 
 /// A stream made by [`Client::stream`]: its connections opened, watched, paced, rotated and
 /// reopened as the core's session decides, under the stream's policy and the client's budget.
@@ -34,7 +28,17 @@ pub enum StreamEvent {
 /// for the reader without limit, so a stream nobody reads should be dropped.
 pub struct Stream {
     streaming: Streaming,
+    seen: Rc<Seen>,
     url: String,
+}
+
+/// What the caller has been told of a stream: where it is, when it last heard, what `next` reads.
+struct Seen {
+    state: Cell<StreamState>,
+    last_message_wall: Cell<Option<u64>>,
+    stale_since_wall: Cell<Option<u64>>,
+    events: RefCell<Inbox<Event>>,
+    told: Poster<Event>,
 }
 
 impl Client {
@@ -53,36 +57,50 @@ impl Client {
                 return Err(Error::Invalid(type_error(&message)));
             }
         };
-        let (spec, given) = options.checked(&href).map_err(|e| Error::Invalid(invalid("stream options", &e)))?;
+        let (spec, mut given) = options.checked(&href).map_err(|e| Error::Invalid(invalid("stream options", &e)))?;
+        let settings = SessionSettings {
+            on_open: given.on_open.is_some() || !given.subscribe.is_empty(),
+            resync: given.resync.is_some(),
+            heartbeat_ms: given.heartbeat.as_ref().map(|(every, _)| *every),
+            observed: self.executor.observer.is_some(),
+        };
+        let session = Session::new(crate::stream::Stream::begin(spec), settings);
+        let events = Inbox::new();
+        let (state, told) = (Cell::new(StreamState::Connecting), events.poster());
+        let seen = Rc::new(Seen {
+            state,
+            last_message_wall: Cell::default(),
+            stale_since_wall: Cell::default(),
+            events: RefCell::new(events),
+            told,
+        });
+        let (listener, tell) = (given.on_event.take(), seen.clone());
+        given.on_event = Some(Rc::new(move |event| tell.tell(event, listener.as_ref())));
         // On the client's budget, draws and observer.
-        Ok(Stream { streaming: self.executor.stream(spec, given), url: href })
+        Ok(Stream { streaming: self.executor.stream(session, given), seen, url: href })
     }
 }
 
 impl Stream {
     /// The next event; `None` once the stream is over and every event was read.
+    /// With [`StreamOptions::on_event`], only the end: `None`.
     pub async fn next(&self) -> Option<StreamEvent> {
-        let event = poll_fn(|cx| self.streaming.poll_event(cx)).await?;
-        Some(match event {
-            Event::Message(message) => StreamEvent::Message(message),
-            Event::State(state) => StreamEvent::State(state),
-            Event::Stopped(stopped) => StreamEvent::Stopped(Error::Stopped(stopped)),
-        })
+        poll_fn(|cx| self.seen.poll_event(cx)).await.map(told)
     }
 
     /// Where it is now.
     pub fn state(&self) -> StreamState {
-        self.streaming.state()
+        self.seen.state.get()
     }
 
     /// When the last message came (Unix ms), `None` before the first.
     pub fn last_message_at(&self) -> Option<u64> {
-        self.streaming.last_message_at()
+        self.seen.last_message_wall.get()
     }
 
     /// How long it has been stale (ms; 0 while it is not).
     pub fn stale_for_ms(&self) -> u64 {
-        self.streaming.stale_for_ms()
+        self.seen.stale_since_wall.get().map_or(0, |at| clock::wall_now().saturating_sub(at))
     }
 
     /// The URL it connects to (credentials in its query are the caller's to keep out of logs).
@@ -93,12 +111,20 @@ impl Stream {
     /// Sends `text` on the open connection, paced to `send_per_second`; `Err` while none is open
     /// (subscribe in [`StreamOptions::on_open`], which runs on every connection).
     pub fn send(&self, text: &str) -> Result<(), NotOpen> {
-        self.streaming.send(Message::Text(text.to_owned())).map_err(|state| NotOpen { state })
+        self.send_message(Message::Text(text.to_owned()))
     }
 
     /// Sends `bytes` as a binary message on the open connection, paced as [`send`](Self::send).
     pub fn send_bytes(&self, bytes: &[u8]) -> Result<(), NotOpen> {
-        self.streaming.send(Message::Binary(bytes.to_vec())).map_err(|state| NotOpen { state })
+        self.send_message(Message::Binary(bytes.to_vec()))
+    }
+
+    /// Sends on the current connection, paced; `Err` while none is open.
+    fn send_message(&self, message: Message) -> Result<(), NotOpen> {
+        match self.state() {
+            StreamState::Open | StreamState::Stale => self.streaming.send(message).map_err(|state| NotOpen { state }),
+            state => Err(NotOpen { state }),
+        }
     }
 
     /// Reports a missed update (a sequence number skipped): the stream is
@@ -110,5 +136,39 @@ impl Stream {
     /// Closes it for good, as dropping it does; the events read since end with `None`.
     pub fn close(&self) {
         self.streaming.close();
+    }
+}
+
+impl Seen {
+    /// Takes what the executor tells: the caller's `listener` is told it, if there is one, or it
+    /// waits for `next`.
+    fn tell(&self, event: Event, listener: Option<&Listener>) {
+        match &event {
+            Event::State(state) => {
+                self.state.set(*state);
+                self.stale_since_wall.set((*state == StreamState::Stale).then(clock::wall_now));
+            }
+            Event::Message(_) => self.last_message_wall.set(Some(clock::wall_now())),
+            Event::Stopped(..) => {}
+        }
+        match (event, listener) {
+            // The end is told by `Stopped`, or by the events ending.
+            (Event::State(StreamState::Stopped), _) => self.told.wake(),
+            (event, Some(listener)) => listener(event),
+            (event, None) => self.told.post(event),
+        }
+    }
+
+    /// The next event, `Ready(None)` once the stream is over and every event was taken.
+    fn poll_event(&self, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        let Ok(mut events) = self.events.try_borrow_mut() else {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        };
+        match events.poll_next(cx) {
+            Poll::Ready(event) => Poll::Ready(Some(event)),
+            Poll::Pending if self.state.get() == StreamState::Stopped => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }

@@ -64,6 +64,13 @@ impl Connection {
     pub fn send_bytes(&self, bytes: &[u8]) -> Result<(), NotOpen> {
         self.0.send(Message::Binary(bytes.to_vec())).map_err(|state| NotOpen { state })
     }
+
+    /// The connection's WebSocket, as the JavaScript `onOpen` is given it (`socket`): its
+    /// `protocol()` is the subprotocol the server chose. `None` if it closed before `on_open` ran.
+    /// Send through [`send`](Self::send), which paces.
+    pub fn socket(&self) -> Option<&web_sys::WebSocket> {
+        self.0.socket()
+    }
 }
 
 /// Rebuilds what the page shows from a snapshot (a REST call, under the same budget): after every

@@ -2,6 +2,7 @@
 //! `client.stream` options are (by the core's own reader) before anything connects.
 
 use super::stream_callbacks::{Heartbeat, OnOpen, Resync};
+use super::stream_event::OnEvent;
 use crate::input::{whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
 use crate::policy::Policy;
 use crate::stream::StreamSpec;
@@ -15,7 +16,7 @@ use crate::web::platform::socket::Message;
 /// minutes at most), the URL's origin as the scope (`ws:` read as `http:`: a ban on the REST
 /// calls holds the stream too), weight 1, proven after 5 s up, stale after 10 s silent, replaced
 /// after 30 s silent, never rotated, close codes 1002, 1003, 1007 and 1008 stop it, unpaced, no
-/// subscriptions, `on_open`, `resync` or heartbeat.
+/// subscriptions, `on_open`, `resync` or heartbeat; events queued for [`Stream::next`](super::Stream::next).
 #[derive(Clone, Debug, Default)]
 pub struct StreamOptions {
     /// The reconnect policy: `max_attempts` per outage, `deadline_ms` the longest outage,
@@ -52,6 +53,8 @@ pub struct StreamOptions {
     pub resync: Option<Resync>,
     /// An application-level ping whenever nothing was heard for its period (see [`Heartbeat`]).
     pub heartbeat: Option<Heartbeat>,
+    /// Told each event as it happens, instead of [`Stream::next`](super::Stream::next) (see [`OnEvent`]).
+    pub on_event: Option<OnEvent>,
 }
 
 /// The characters of an HTTP token (RFC 9110 §5.6.2), what a subprotocol must be.
@@ -111,6 +114,7 @@ impl StreamOptions {
             on_open: self.on_open.map(|o| o.0),
             resync: self.resync.map(|r| r.0),
             heartbeat,
+            on_event: self.on_event.map(|l| l.0),
         };
         Ok((spec, given))
     }

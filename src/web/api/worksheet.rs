@@ -12,7 +12,7 @@ impl Client {
     /// One row per family, in order, then one for requests no family matches; each with the
     /// flags a risk reviewer must see. [`Worksheet::to_markdown`] prints it as the JavaScript one.
     pub fn worksheet(&self) -> Worksheet {
-        let (budget, today) = (self.executor.budget(), clock::wall_now());
+        let (budget, today) = (self.executor.budget.borrow(), clock::wall_now());
         let families: Vec<(&str, &Match)> = self.families.iter().map(|f| (f.name(), &f.matcher)).collect();
         let mut rows: Vec<Row> =
             self.families.iter().enumerate().map(|(i, f)| self.row(Some(f), &families[..i], &budget, today)).collect();
@@ -33,7 +33,7 @@ impl Client {
         let origin = url.and_then(UrlPattern::origin);
         let scope = family.and_then(|f| f.scope.as_deref()).or(origin).unwrap_or("https://any.origin");
         let weight = family.and_then(|f| f.weight).unwrap_or(1);
-        let client = self.executor.policy();
+        let client = &self.defaults.policy;
         let policy = family.map_or_else(|| client.clone(), |f| f.policy_over(client));
         let plan = Plan::of(&policy, kind, priority, scope, weight, budget);
         let mut row = Row::of(&plan, family.map(Family::declared).as_ref(), earlier, today);

@@ -1,6 +1,7 @@
 //! One request on the wire ([`Attempt`]), through the global `fetch`, looked up at each call so
 //! that late polyfills and test doubles apply, with an `AbortController` of its own: its head read,
 //! and, when asked, its body read inside the attempt and the response rebuilt around the bytes.
+//! [`Requests`] are a call's, by attempt, as a stream's sockets are by link.
 //! Its timeout is not kept here: the executor's one timer ends it when the core says, and aborts
 //! its controller, whether or not `fetch` honours the signal.
 
@@ -152,5 +153,58 @@ fn rebuilt(response: JsValue, head: Head, read: Result<JsValue, JsValue>) -> Cam
             Came::Answered(head, Received::rebuilt(response, status, face, &bytes))
         }
         Err(why) => Came::Failed(why),
+    }
+}
+
+/// A call's requests out, by attempt.
+#[derive(Default)]
+pub struct Requests {
+    out: Vec<(u32, Attempt)>,
+}
+
+impl Requests {
+    /// Sends request `attempt` of `request` (a hedge skips a browser's HTTP cache); why it could
+    /// not be made, as `Err`.
+    pub fn send(
+        &mut self,
+        request: &RequestTemplate,
+        attempt: u32,
+        hedge: bool,
+        read_body: bool,
+    ) -> Result<(), String> {
+        self.out.push((attempt, Attempt::send(request, hedge, read_body)?));
+        Ok(())
+    }
+
+    /// Aborts request `attempt`, if it is still out: what it answers later is dropped.
+    pub fn abort(&mut self, attempt: u32, timed_out: bool) {
+        if let Some(at) = self.out.iter().position(|(a, _)| *a == attempt) {
+            self.out.remove(at).1.abort(timed_out);
+        }
+    }
+
+    /// Aborts every request still out.
+    pub fn abandon(&mut self) {
+        for (_, wire) in self.out.drain(..) {
+            wire.abort(false);
+        }
+    }
+
+    /// What came of each request, read for `header` (the used-weight header) and `waits`, handed
+    /// to `came` with its attempt; once answered or failed, it is no longer out.
+    pub fn poll(&mut self, cx: &mut Context<'_>, header: Option<&str>, waits: &Waits, mut came: impl FnMut(u32, Came)) {
+        let mut at = 0;
+        while let Some((attempt, wire)) = self.out.get_mut(at) {
+            let attempt = *attempt;
+            match wire.poll(cx, header, waits) {
+                Poll::Pending => at += 1,
+                // Still out: its body is read next.
+                Poll::Ready(Came::Headed) => came(attempt, Came::Headed),
+                Poll::Ready(over) => {
+                    self.out.remove(at);
+                    came(attempt, over);
+                }
+            }
+        }
     }
 }

@@ -10,11 +10,11 @@
 //!   clock.rs                 now() and wall_now() (never backwards)
 //!   wake.rs, latch.rs        one callback for every wake-up, a one-shot value
 //!   settling.rs, alarm.rs    a JavaScript value's settling; one timer at an instant
-//!   inbox.rs                 a long-lived task's wait: values its callbacks post, and one alarm
+//!   inbox.rs                 values posted by callbacks, taken in order by one task
 //!   abort.rs, spawn.rs       the caller's signals, listened to; a Rust future as a task
 //! response.rs ─ responses.js an attempt's init; a response's head and face; its body's abort
 //!   request.rs               the request kept for resending, its body read once
-//!   fetch.rs                 one request on the wire: its AbortController, head, body rebuilt
+//!   fetch.rs                 a request on the wire: its AbortController, head, body rebuilt; a call's, by attempt
 //! socket.rs                  a WebSocket: its events to one callback, closed quietly; a stream's, by link
 //! store.rs                   where keyed state is kept (the caller's object, or memory); calls out
 //! tabs.rs ── tab-locks.js   a budget's state shared across tabs: Web Locks, IndexedDB, BroadcastChannel;

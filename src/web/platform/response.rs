@@ -63,6 +63,20 @@ pub struct Head {
     pub reset: Option<(usize, String)>,
 }
 
+impl Head {
+    /// As a call's machine reads it.
+    pub fn seen(self) -> crate::call::Head {
+        crate::call::Head {
+            status: f64::from(self.status),
+            retry_after: self.retry_after,
+            hidden: self.retry_after_unreadable,
+            date: self.date,
+            reset: self.reset,
+            used: self.used_weight,
+        }
+    }
+}
+
 /// Which provider wait headers a response is read for (a family may narrow them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Waits {
@@ -226,9 +240,9 @@ impl Received {
         }
     }
 
-    /// What the caller's fetch gave.
-    pub fn original(&self) -> &JsValue {
-        &self.original
+    /// What the caller's fetch gave, if it is a `Response` of this realm.
+    pub fn response(&self) -> Option<web_sys::Response> {
+        self.original.clone().dyn_into::<web_sys::Response>().ok()
     }
 
     /// Whether both are the same object from the caller's fetch.

@@ -34,6 +34,13 @@ pub enum SocketEvent {
         code: u16,
         reason: String,
     },
+    /// Its upgrade was refused with `status`, where the library shows it (`ws`'s
+    /// `unexpected-response`, in Node): the `Retry-After` and `Date` it came with.
+    Refused {
+        status: u16,
+        retry_after: Option<String>,
+        date: Option<String>,
+    },
 }
 
 /// A socket and the handlers that feed its events to the callback; dropping it closes it.
@@ -42,6 +49,8 @@ pub struct Socket {
     closed: bool,
     // One closure type for the three: each type costs its own glue in the wasm and the JS.
     _handlers: [Closure<dyn FnMut(JsValue)>; 3],
+    /// Listening to a refused upgrade, where the library tells one (see [`SocketEvent::Refused`]).
+    refused: Option<Closure<dyn FnMut(JsValue, JsValue)>>,
 }
 
 /// The URL as the platform's `URL` reads it: `(protocol, href)`, e.g. `("wss:", "wss://…/ws")`.
@@ -75,6 +84,7 @@ impl Socket {
         let message = handler(on.clone(), |event| {
             SocketEvent::Message(message_of(&event.unchecked_into::<MessageEvent>().data()))
         });
+        let refused = on_refused(&ws, on.clone());
         let close = handler(on, |event| {
             let event = event.unchecked_into::<CloseEvent>();
             SocketEvent::Closed { code: event.code(), reason: event.reason() }
@@ -82,7 +92,7 @@ impl Socket {
         ws.set_onopen(Some(open.as_ref().unchecked_ref()));
         ws.set_onmessage(Some(message.as_ref().unchecked_ref()));
         ws.set_onclose(Some(close.as_ref().unchecked_ref()));
-        Ok(Socket { ws, closed: false, _handlers: [open, message, close] })
+        Ok(Socket { ws, closed: false, _handlers: [open, message, close], refused })
     }
 
     /// Sends `message`; what the socket threw (it was not open) as `Err`.
@@ -106,6 +116,9 @@ impl Socket {
         self.ws.set_onopen(None);
         self.ws.set_onmessage(None);
         self.ws.set_onclose(None);
+        if let Some(refused) = &self.refused {
+            let _ = values::invoke(&self.ws, "off", &[&"unexpected-response".into(), refused.as_ref()]);
+        }
         // A code or reason the platform refuses still closes it, plainly.
         if self.ws.close_with_code_and_reason(code, reason).is_err() {
             let _ = self.ws.close_with_code(1000);
@@ -146,6 +159,11 @@ impl Sockets {
         }
     }
 
+    /// The platform's socket of link `link`, if it is open.
+    pub fn socket(&self, link: u32) -> Option<WebSocket> {
+        self.open.iter().find(|(l, _)| *l == link).map(|(_, socket)| socket.ws.clone())
+    }
+
     /// Closes socket `link` with `code` and `reason`; nothing it does afterwards is told.
     pub fn close(&mut self, link: u32, code: u16, reason: &str) {
         if let Some(at) = self.open.iter().position(|(l, _)| *l == link) {
@@ -157,6 +175,39 @@ impl Sockets {
     pub fn clear(&mut self) {
         self.open.clear();
     }
+}
+
+/// Listens for `ws`'s `unexpected-response` (a socket with an `on` method: an `EventEmitter`), as
+/// js/platform/socket.js does; `None` for a platform's socket, which never tells a refusal.
+fn on_refused(ws: &WebSocket, on: Rc<dyn Fn(SocketEvent)>) -> Option<Closure<dyn FnMut(JsValue, JsValue)>> {
+    if !values::get(ws, "on").is_ok_and(|f| f.is_function()) {
+        return None;
+    }
+    let refused = Closure::<dyn FnMut(JsValue, JsValue)>::new(move |request: JsValue, response: JsValue| {
+        let headers = values::get(&response, "headers").unwrap_or(JsValue::UNDEFINED);
+        let status = values::get(&response, "statusCode").ok().and_then(|s| s.as_f64()).unwrap_or(0.0);
+        // Once the event has a listener, ending the request is the listener's part.
+        let _ = values::invoke(&response, "resume", &[]);
+        let _ = values::invoke(&request, "destroy", &[]);
+        let status = if (0.0..=f64::from(u16::MAX)).contains(&status) { status as u16 } else { 0 };
+        on(SocketEvent::Refused {
+            status,
+            retry_after: header(&headers, "retry-after"),
+            date: header(&headers, "date"),
+        });
+    });
+    values::invoke(ws, "on", &[&"unexpected-response".into(), refused.as_ref()]).ok()?;
+    Some(refused)
+}
+
+/// Header `name` of a Node response's `headers` (a repeated one is an array: its first).
+fn header(headers: &JsValue, name: &str) -> Option<String> {
+    let value = values::get(headers, name).ok()?;
+    let value = match values::is_array(&value) {
+        Ok(true) => values::item(&value, 0).ok()?,
+        _ => value,
+    };
+    value.as_string().or_else(|| value.as_f64().map(|n| n.to_string()))
 }
 
 /// A message's data: a string, or an `ArrayBuffer` (any other kind arrives as no bytes).

@@ -5,13 +5,10 @@
 //! `getItem`/`setItem`/`removeItem`). Values are JSON text under `retryline:<key>`, which every
 //! one of them can hold. Without a store, a client keeps state in memory.
 //!
-//! A store call is started here and its answer read here, as the core's [`Stored`] ([`StoreCalls`]
-//! keeps those out); how long it is waited for is the core's to say (its deadline).
+//! A store call is started here and its answer read here, as the core's [`Stored`]; how long it is
+//! waited for is the core's to say (its deadline).
 
 use std::cell::RefCell;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use wasm_bindgen::prelude::*;
 
@@ -147,43 +144,5 @@ pub fn answer(op: Op, key: &str, settled: Result<JsValue, JsValue>) -> Stored {
     match plain(&value) {
         Ok(loose) => Stored::Value(loose),
         Err(e) => Stored::Unreadable(e.message()),
-    }
-}
-
-/// The store calls out, each named by its answer (`seq`).
-#[derive(Default)]
-pub struct StoreCalls {
-    out: Vec<(u32, Op, String, Settling)>,
-}
-
-impl StoreCalls {
-    /// Makes `op` on `key` (`value`: what `Set` stores); a store of memory answers at once.
-    pub fn start(&mut self, store: &Store, seq: u32, op: Op, key: String, value: &str) -> Option<(u32, Stored)> {
-        match store.start(op, &key, value) {
-            Begun::Now(answer) => Some((seq, answer)),
-            Begun::Later(settling) => {
-                self.out.push((seq, op, key, settling));
-                None
-            }
-        }
-    }
-
-    /// What the calls that settled came to, each handed to `answered` with its `seq`.
-    pub fn poll(&mut self, cx: &mut Context<'_>, mut answered: impl FnMut(u32, Stored)) {
-        let mut at = 0;
-        while let Some((_, _, _, settling)) = self.out.get_mut(at) {
-            match Pin::new(settling).poll(cx) {
-                Poll::Pending => at += 1,
-                Poll::Ready(settled) => {
-                    let (seq, op, key, _) = self.out.remove(at);
-                    answered(seq, answer(op, &key, settled));
-                }
-            }
-        }
-    }
-
-    /// Forgets the calls out: what they answer later finds no one.
-    pub fn clear(&mut self) {
-        self.out.clear();
     }
 }

@@ -1,9 +1,8 @@
 //! How a call settled (`Effect::Done`), handed on as the core wrote it (`Call::outcome_json`): the
 //! winning response; or the `RetryError`'s parts — reason, message, key, records — with the last
-//! response, its URL redacted; or the reconciliation's result.
+//! response, its URL redacted; or the reconciliation's result. A stream's stop is read the same way.
 
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::AbortSignal;
 
 use crate::call::{Call, Done};
 use crate::input::Loose;
@@ -11,9 +10,9 @@ use crate::json::Fields;
 use crate::reason::Reason;
 use crate::reconcile::Evidence;
 use crate::record::AttemptRecord;
+use crate::web::executor::{Ended, Running};
 use crate::web::platform::errors::type_error;
 use crate::web::platform::loose::plain;
-use crate::web::platform::response::Received;
 use crate::web::platform::values;
 
 /// An operation that stopped without success: what `RetryError` carries in JavaScript.
@@ -49,7 +48,7 @@ pub struct Reconciled {
 }
 
 /// How a call settled.
-pub enum Settled {
+pub(super) enum Settled {
     /// The successful response (a fetch).
     Response(JsValue),
     /// The operation stopped.
@@ -61,28 +60,24 @@ pub enum Settled {
     Thrown(JsValue),
 }
 
-/// How the call settled, as the machine said (`done`): with the latest response (`last`), the
-/// caller's `signals` (an unread body follows them) and what reading the request body threw.
-pub(super) fn settled(
-    call: &Call,
-    done: Done,
-    last: Option<Received>,
-    signals: &[AbortSignal],
-    body_error: Option<JsValue>,
-) -> Settled {
+/// How the call `running` settles, once it has; dropping the future cancels the call.
+pub(super) async fn settled(mut running: Running) -> Settled {
+    let Ended { done, last, body_error, signals } = (&mut running).await;
+    let call = running.call();
     match done {
-        Done::Success { .. } => Settled::Response(last.map_or(JsValue::UNDEFINED, |r| r.for_caller(signals))),
+        // An unread body follows the caller's signals.
+        Done::Success { .. } => Settled::Response(last.map_or(JsValue::UNDEFINED, |r| r.for_caller(&signals))),
         Done::BodyThrew => Settled::Thrown(body_error.unwrap_or(JsValue::UNDEFINED)),
         Done::Running => {
-            let outcome = outcome(call);
+            let outcome = read_json(&call.outcome_json());
             let message = Fields::of(&outcome).and_then(|f| f.read::<String>("message"));
             Settled::Thrown(type_error(&message.unwrap_or_default()))
         }
         Done::Failed => {
             let response = last.and_then(|r| r.for_error().dyn_into::<web_sys::Response>().ok());
-            Settled::Stopped(Box::new(stopped(call, response)))
+            Settled::Stopped(Box::new(stopped(&call, response)))
         }
-        Done::Reconciled => match reconciled(&outcome(call)) {
+        Done::Reconciled => match reconciled(&read_json(&call.outcome_json())) {
             Some(reconciled) => Settled::Reconciled(Box::new(reconciled)),
             None => Settled::Thrown(type_error("reconcile: its result could not be read")),
         },
@@ -98,8 +93,13 @@ fn stopped(call: &Call, response: Option<web_sys::Response>) -> Stopped {
     Stopped { response, ..read_stopped(&call.outcome_json()).unwrap_or_else(kept) }
 }
 
+/// A stream's stop for `reason`, as its session wrote it (`json`).
+pub(super) fn stream_stopped(reason: Reason, json: &str) -> Stopped {
+    read_stopped(json).unwrap_or_else(|| Stopped::bare(reason, None, Vec::new()))
+}
+
 /// A stop the core wrote as `{ reason, message, key, records }`: a call's, or a stream's.
-pub(super) fn read_stopped(json: &str) -> Option<Stopped> {
+fn read_stopped(json: &str) -> Option<Stopped> {
     let stop = read_json(json);
     let f = Fields::of(&stop).ok()?;
     let (reason, message) = (f.read("reason").ok()?, f.read("message").ok()?);
@@ -108,14 +108,9 @@ pub(super) fn read_stopped(json: &str) -> Option<Stopped> {
 
 impl Stopped {
     /// A stop told by its reason alone.
-    pub(super) fn bare(reason: Reason, key: Option<String>, records: Vec<AttemptRecord>) -> Stopped {
+    fn bare(reason: Reason, key: Option<String>, records: Vec<AttemptRecord>) -> Stopped {
         Stopped { reason, message: reason.as_str().to_owned(), key, response: None, records }
     }
-}
-
-/// The call's outcome, read back from the core's JSON.
-fn outcome(call: &Call) -> Loose {
-    read_json(&call.outcome_json())
 }
 
 fn read_json(json: &str) -> Loose {

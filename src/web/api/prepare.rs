@@ -1,0 +1,90 @@
+//! A call made ready when it is made: the request built (it throws as `fetch` would), the
+//! caller's signals gathered, its options handed to the core's [`crate::call::CallSpec`] and its
+//! machine begun — its deadline counts from here. Reconciliations and resolutions by hand are
+//! calls of the same machine, for another purpose.
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::AbortSignal;
+
+use super::call_options::CallSpec;
+use super::client::Client;
+use crate::call::{Call, Purpose, Settings};
+use crate::machine::Operation;
+use crate::policy::Policy;
+use crate::reconcile::{status_start, Evidence};
+use crate::redact::Secrets;
+use crate::web::executor::{Query, Running, With};
+use crate::web::platform::request::{origin, RequestTemplate};
+use crate::web::platform::{clock, values};
+
+impl Client {
+    /// A fetch of `input` and `init`, its spec made from the request's method and URL once it is
+    /// built (an endpoint family's options under the call's); its error is the call's.
+    pub(super) fn prepare(
+        &self,
+        input: &JsValue,
+        init: &JsValue,
+        spec: impl FnOnce(&str, &str) -> Result<CallSpec, JsValue>,
+    ) -> Result<Running, JsValue> {
+        let (now, wall) = (clock::now(), clock::wall_now());
+        let request = RequestTemplate::new(input, init)?;
+        let spec = spec(&request.method, &request.url)?;
+        // The request's signal can abort only if it follows one of the caller's: listening to
+        // a signal that never aborts would cost a listener on every wait.
+        let given = |v: &JsValue| !v.is_undefined() && !v.is_null();
+        let init_signal = given(init) && values::get(init, "signal").is_ok_and(|s| given(&s));
+        let mut signals: Vec<AbortSignal> = Vec::new();
+        if init_signal || (input.is_object() && input.is_instance_of::<web_sys::Request>()) {
+            signals.extend(request.signal());
+        }
+        signals.extend(spec.signal);
+        let read_body = spec.core.read_body;
+        // `begin` redacts the URL.
+        let start = spec.core.start(&request.method, &request.url, Some(&origin(&request.url)), &Secrets::default());
+        let should_retry = spec.should_retry.or_else(|| self.defaults.should_retry.clone());
+        let settings = Settings {
+            owner: self.defaults.owner.clone(),
+            read_body: read_body.unwrap_or(self.defaults.read_body),
+            has_body: request.has_body(),
+            asks: should_retry.is_some(),
+            observed: self.executor.observer.is_some(),
+            secrets: Secrets::default(),
+        };
+        let call = Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall);
+        let with = With { request: Some(request), waits: spec.waits, signals, should_retry, query: None };
+        Ok(Running::new(call, &self.executor, with))
+    }
+
+    /// A reconciliation of `key` (already checked) by `query` under `policy`, from now.
+    pub(super) fn reconciliation(
+        &self,
+        key: &str,
+        query: Query,
+        policy: Policy,
+        signal: Option<AbortSignal>,
+    ) -> Running {
+        let with = With { signals: signal.into_iter().collect(), query: Some(query), ..With::default() };
+        Running::new(self.settled_by(key, policy, Purpose::Reconcile), &self.executor, with)
+    }
+
+    /// The resolution of `key` (already checked) by hand with `state`, which settles it: its store
+    /// calls are bounded like one attempt of the client's policy.
+    pub(super) fn resolution(&self, key: &str, state: Evidence) -> Running {
+        let timeout = self.defaults.policy.attempt_timeout_ms();
+        let policy = self.defaults.policy.with_call_deadline("deadlineMs", timeout).unwrap_or_default();
+        Running::new(self.settled_by(key, policy, Purpose::Resolve(state)), &self.executor, With::default())
+    }
+
+    /// A call that settles `key`'s unknown outcome, for `purpose`.
+    fn settled_by(&self, key: &str, policy: Policy, purpose: Purpose) -> Call {
+        let (now, wall) = (clock::now(), clock::wall_now());
+        let what = if purpose == Purpose::Reconcile { "reconcile" } else { "resolve" };
+        let settings = Settings {
+            owner: self.defaults.owner.clone(),
+            observed: self.executor.observer.is_some(),
+            secrets: Secrets::default(),
+            ..Settings::default()
+        };
+        Call::new(Operation::begin(status_start(key, policy, what), now, wall), purpose, settings, now, wall)
+    }
+}

@@ -1,0 +1,288 @@
+//! The carrier of a call's machine ([`crate::call::Call`]), as js/executor/call.js: it does what
+//! each effect says — a request, an abort, a store call, the caller's predicate or status query,
+//! the request body read, a report — and hands back what came of it, in the order the call's waits
+//! are looked at. [`Running`] is the call as a future; when a request ends, and why, is the
+//! machine's to say.
+
+use std::cell::Ref;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+
+use wasm_bindgen::JsValue;
+use web_sys::{AbortController, AbortSignal};
+
+use super::drive::{Answer, Carrier, Driven, Fed, Machine, Run};
+use super::Executor;
+use crate::budget::shared::SharedState;
+use crate::call::{Call, Ctx, Done, Effect, Event};
+use crate::classify::Observed;
+use crate::reconcile::Evidence;
+use crate::record::AttemptRecord;
+use crate::web::platform::abort::{self, AbortWatch, Listening};
+use crate::web::platform::fetch::{Came, Requests, NO_CONTROLLER};
+use crate::web::platform::request::{BodyRead, RequestTemplate};
+use crate::web::platform::response::{Received, Waits};
+use crate::web::platform::socket::Message;
+use crate::web::platform::store::{self, Begun, Op};
+use crate::web::platform::tabs::{self, Heard};
+
+/// The caller's `shouldRetry`, given the attempt a retry would follow (its record, error, response).
+pub type Predicate =
+    Rc<dyn Fn(AttemptRecord, Option<String>, Option<web_sys::Response>) -> Answer<Result<bool, String>>>;
+
+/// The caller's status query: given the attempt and a signal that fires when it is aborted.
+pub type Query = Rc<dyn Fn(u32, AbortSignal) -> Found>;
+type Found = Answer<Result<Evidence, String>>;
+
+/// What a call is carried out with beside its machine, as the API gives it.
+#[derive(Default)]
+pub struct With {
+    /// The caller's request (a fetch), sent as each attempt; its responses read for `waits`.
+    pub request: Option<RequestTemplate>,
+    pub waits: Waits,
+    /// Any of them aborting is the caller's abort.
+    pub signals: Vec<AbortSignal>,
+    pub should_retry: Option<Predicate>,
+    /// The caller's status query (a reconciliation).
+    pub query: Option<Query>,
+}
+
+/// How a call settled, for the API to hand on ([`Running::call`] has what the core wrote).
+pub struct Ended {
+    pub done: Done,
+    /// The latest response: the caller's on success, the error's otherwise.
+    pub last: Option<Received>,
+    /// What reading the request body threw.
+    pub body_error: Option<JsValue>,
+    /// The caller's signals: a response handed on with its body unread follows them.
+    pub signals: Vec<AbortSignal>,
+}
+
+/// A call running until it settles; dropping it ends the call where it stands.
+pub struct Running(Rc<Driven<Calling>>);
+
+/// What carries out a call's effects, and what they made.
+struct Calling {
+    with: With,
+    signals: AbortWatch,
+    listening: Option<Listening>,
+    /// News of a hold or ban under the budget's share name.
+    heard: Option<Rc<Heard>>,
+    requests: Requests,
+    queries: Vec<(u32, AbortController, Found)>,
+    body: Option<BodyRead>,
+    body_error: Option<JsValue>,
+    last: Option<(u32, Received)>,
+    /// The budget's used-weight header for the call's scope.
+    header: Option<String>,
+}
+
+impl Machine for Call {
+    type Event = Event;
+    type Effect = Effect;
+    const UNBOUNDED: Event = Event::Abort;
+
+    fn entered(seq: u32, state: Option<SharedState>) -> Event {
+        Event::Entered(seq, state)
+    }
+
+    fn handle(&mut self, event: Event, ctx: &mut Ctx) {
+        Call::handle(self, event, ctx);
+    }
+
+    fn poll(&mut self) -> Option<Effect> {
+        Call::poll(self)
+    }
+
+    fn poll_timeout(&self) -> Option<u64> {
+        Call::poll_timeout(self)
+    }
+}
+
+impl Running {
+    /// Runs `call` on `exec`'s budget, draws, store and observer, with what the API gave.
+    pub fn new(call: Call, exec: &Rc<Executor>, mut with: With) -> Running {
+        let header = exec.budget.borrow().used_weight_header(call.operation().scope()).map(str::to_owned);
+        let signals = AbortWatch::new(std::mem::take(&mut with.signals));
+        let (listening, heard) = (signals.listen(), exec.share.as_ref().map(tabs::hear));
+        let (requests, queries, body, body_error, last) = Default::default();
+        let calling = Calling { with, signals, listening, heard, requests, queries, body, body_error, last, header };
+        Running(Driven::new(call, calling, (), exec.clone()))
+    }
+
+    /// The call as it is (once settled: its outcome, its operation).
+    pub fn call(&self) -> Ref<'_, Call> {
+        self.0.machine()
+    }
+}
+
+impl Future for Running {
+    type Output = Ended;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Ended> {
+        self.0.poll(cx)
+    }
+}
+
+impl Carrier for Calling {
+    type Machine = Call;
+    type Face = ();
+    type Output = Ended;
+
+    fn first(&mut self) -> Event {
+        // A call aborted before it began is the machine's to end.
+        if self.signals.is_aborted() {
+            Event::Abort
+        } else {
+            Event::Go
+        }
+    }
+
+    fn perform(
+        run: &mut Run<Self>,
+        effect: Effect,
+        _: &mut Option<Message>,
+        driven: &Rc<Driven<Self>>,
+    ) -> Option<Ended> {
+        let me = &mut run.carrier;
+        let at_once = match effect {
+            Effect::Share(share) => run.share(share),
+            Effect::ReadBody => {
+                me.body = me.with.request.as_ref().and_then(RequestTemplate::read_body);
+                // Without a body, read at once.
+                me.body.is_none().then_some(Event::BodyRead(true))
+            }
+            Effect::Send { attempt, hedge, read_body, .. } => {
+                let sent = me.with.request.as_ref().map(|r| me.requests.send(r, attempt, hedge, read_body));
+                // A request that could not be made is answered at once (counted as sent: an order
+                // is safer called unknown than repeated).
+                sent.and_then(Result::err).map(|words| failed(attempt, words))
+            }
+            Effect::Abort { attempt, timed_out } => {
+                me.requests.abort(attempt, timed_out);
+                if let Some(at) = me.queries.iter().position(|(a, ..)| *a == attempt) {
+                    abort::abort(&me.queries.remove(at).1, timed_out);
+                }
+                None
+            }
+            Effect::Get { seq, key } => store(run, seq, Op::Get, key, ""),
+            Effect::Set { seq, key, value } => store(run, seq, Op::Set, key, &value),
+            Effect::Delete { seq, key } => store(run, seq, Op::Delete, key, ""),
+            Effect::Ask { seq, record, error } => ask(run, seq, *record, error),
+            Effect::Query { attempt } => me.query(attempt),
+            Effect::Report { from } => {
+                run.exec.report(run.machine.records().get(from..).unwrap_or_default());
+                None
+            }
+            Effect::Done(done) => {
+                let (last, body_error) = (me.last.take().map(|(_, r)| r), me.body_error.take());
+                return Some(Ended { done, last, body_error, signals: me.signals.signals().to_vec() });
+            }
+        };
+        if let Some(event) = at_once {
+            driven.later(event);
+        }
+        None
+    }
+
+    fn gather(run: &mut Run<Self>, cx: &mut Context<'_>, came: &mut Vec<Fed<Self>>) {
+        let me = &mut run.carrier;
+        if me.listening.as_mut().is_some_and(|l| l.poll_aborted(cx).is_ready()) {
+            me.listening = None;
+            came.push((Event::Abort, None));
+        }
+        if run.due(cx) {
+            came.push((Event::Timer, None));
+        }
+        let me = &mut run.carrier;
+        if me.heard.as_ref().is_some_and(|heard| heard.poll_news(cx)) {
+            came.push((Event::News, None));
+        }
+        if let (Some(body), Some(request)) = (me.body.as_mut(), me.with.request.as_mut()) {
+            if let Poll::Ready(read) = body.poll_read(cx, request) {
+                me.body = None;
+                me.body_error = read.err();
+                came.push((Event::BodyRead(me.body_error.is_none()), None));
+            }
+        }
+        // Store calls and the predicate.
+        run.answered(cx, came);
+        run.locked(cx, came);
+        let me = &mut run.carrier;
+        let (header, waits, last) = (me.header.as_deref(), &me.with.waits, &mut me.last);
+        me.requests.poll(cx, header, waits, |attempt, answer| came.push((heard(attempt, answer, last), None)));
+        me.queries.retain_mut(|(attempt, _, found)| match found.as_mut().poll(cx) {
+            Poll::Ready(answer) => {
+                came.push((Event::QueryAnswer(*attempt, answer), None));
+                false
+            }
+            Poll::Pending => true,
+        });
+    }
+
+    /// Lets go of its listeners and waits; its requests still out are aborted.
+    fn end(&mut self) {
+        (self.listening, self.heard, self.body) = (None, None, None);
+        self.requests.abandon();
+        for (_, controller, _) in self.queries.drain(..) {
+            abort::abort(&controller, false);
+        }
+    }
+}
+
+impl Calling {
+    /// Runs the caller's status query `attempt`, with a signal that fires when it is aborted.
+    fn query(&mut self, attempt: u32) -> Option<Event> {
+        let query = self.with.query.as_ref()?;
+        let Ok(controller) = AbortController::new() else {
+            return Some(Event::QueryAnswer(attempt, Err(NO_CONTROLLER.to_owned())));
+        };
+        let found = query(attempt, controller.signal());
+        self.queries.push((attempt, controller, found));
+        None
+    }
+}
+
+/// Makes store call `op` on `key` (`value`: what `Set` stores); a store of memory answers at once.
+fn store(run: &mut Run<Calling>, seq: u32, op: Op, key: String, value: &str) -> Option<Event> {
+    match run.exec.store.start(op, &key, value) {
+        Begun::Now(stored) => Some(Event::Stored(seq, stored)),
+        Begun::Later(settling) => {
+            run.pending.push(Box::pin(async move { Event::Stored(seq, store::answer(op, &key, settling.await)) }));
+            None
+        }
+    }
+}
+
+/// Puts the retry to the predicate, with the response of the attempt it follows.
+fn ask(run: &mut Run<Calling>, seq: u32, record: AttemptRecord, error: Option<String>) -> Option<Event> {
+    let me = &run.carrier;
+    // Never asked without one: the machine knows whether the call has a predicate.
+    let Some(predicate) = &me.with.should_retry else { return Some(Event::Answered(seq, Ok(true))) };
+    let response = me.last.as_ref().filter(|(attempt, _)| *attempt == record.attempt).and_then(|(_, r)| r.response());
+    let answer = predicate(record, error, response);
+    run.pending.push(Box::pin(async move { Event::Answered(seq, answer.await) }));
+    None
+}
+
+/// What came of request `attempt`, as the machine hears it: a response becomes the latest.
+fn heard(attempt: u32, came: Came, last: &mut Option<(u32, Received)>) -> Event {
+    match came {
+        Came::Headed => Event::Headed(attempt),
+        Came::Failed(words) => failed(attempt, words),
+        Came::Answered(head, received) => {
+            // A fetch that hands back one object for every attempt keeps its body.
+            if let Some((_, earlier)) = last.take().filter(|(_, earlier)| !earlier.is(&received)) {
+                earlier.discard();
+            }
+            *last = Some((attempt, received));
+            Event::Response(attempt, head.seen())
+        }
+    }
+}
+
+fn failed(attempt: u32, words: String) -> Event {
+    Event::Failed(attempt, Observed::NetworkError, Some(words))
+}

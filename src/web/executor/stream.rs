@@ -1,0 +1,305 @@
+//! The carrier of a stream's session ([`crate::stream::session::Session`]), as
+//! js/executor/stream.js: it opens and closes the sockets it is told to, runs the caller's
+//! `on_open`, `resync` and heartbeat, writes what the pace lets through and tells the caller; what
+//! each socket and callback did goes back through the driver. [`Streaming`] is the caller's side:
+//! its sends, gaps and close; dropping it closes the stream.
+
+use std::cell::{Cell, RefCell};
+use std::future::poll_fn;
+use std::rc::{Rc, Weak};
+use std::task::{Context, Poll};
+
+use super::drive::{Answer, Carrier, Driven, Fed, Machine, Run};
+use super::Executor;
+use crate::budget::shared::SharedState;
+use crate::call::Ctx;
+use crate::reason::Reason;
+use crate::redact::redact_text_with;
+use crate::stream::session::{Session, SessionEffect, SessionEvent, StreamState};
+use crate::web::platform::inbox::{Inbox, Poster};
+use crate::web::platform::socket::{Message, SocketEvent, Sockets};
+use crate::web::platform::spawn::spawn;
+
+/// Runs on each connection before it counts as up, given that connection to send on.
+pub type OnOpen = Rc<dyn Fn(Sender) -> Answer<Result<(), String>>>;
+/// Rebuilds the caller's state after each open and on a gap.
+pub type Resync = Rc<dyn Fn() -> Answer<Result<(), String>>>;
+/// The heartbeat's message (`None`: no ping this time).
+pub type Ping = Rc<dyn Fn() -> Option<Message>>;
+/// Told each event as it happens.
+pub type Listener = Rc<dyn Fn(Event)>;
+
+/// What the caller gave a stream beside the machine's spec, already checked.
+pub struct Given {
+    /// The URL each socket opens (the machine keeps it only redacted).
+    pub url: String,
+    pub protocols: Vec<String>,
+    /// Sent, paced, on every connection as it opens, before `on_open` runs.
+    pub subscribe: Vec<Message>,
+    pub on_open: Option<OnOpen>,
+    pub resync: Option<Resync>,
+    /// Its period (ms) and message.
+    pub heartbeat: Option<(u64, Ping)>,
+    /// What the caller is told (the API queues it for its reader, or hands it to the caller's listener).
+    pub on_event: Option<Listener>,
+}
+
+/// What the caller is told, in order.
+pub enum Event {
+    Message(Message),
+    State(StreamState),
+    /// Stopped by its policy (not by the caller): why, and the stop as the session wrote it.
+    Stopped(Reason, String),
+}
+
+/// What the caller's handles share with the carrier, outside the session's borrow.
+struct Face {
+    /// The session said it stopped: nothing more is sent.
+    stopped: Cell<bool>,
+    /// Messages given to the pace, by id, until it writes them: (last id, queued).
+    outgoing: RefCell<(u32, Vec<(u32, Message)>)>,
+    /// To the task: what socket `link` did.
+    post: Poster<(u32, SocketEvent)>,
+}
+
+/// What carries out a session's effects, and what they made.
+struct Streamed {
+    given: Given,
+    sockets: Sockets,
+    inbox: Inbox<(u32, SocketEvent)>,
+}
+
+/// A stream, from the caller's side; dropping it closes the stream.
+pub struct Streaming(Rc<Driven<Streamed>>);
+
+/// One connection of a stream, as `on_open` is given it: what it sends goes on that connection.
+#[derive(Clone)]
+pub struct Sender {
+    link: u32,
+    driven: Weak<Driven<Streamed>>,
+    /// The connection's socket, as the platform made it.
+    socket: Option<web_sys::WebSocket>,
+}
+
+impl Machine for Session {
+    type Event = SessionEvent;
+    type Effect = SessionEffect;
+    /// A stream that cannot bound its waits is closed.
+    const UNBOUNDED: SessionEvent = SessionEvent::Close;
+
+    fn entered(seq: u32, state: Option<SharedState>) -> SessionEvent {
+        SessionEvent::Entered(seq, state)
+    }
+
+    fn handle(&mut self, event: SessionEvent, ctx: &mut Ctx) {
+        Session::handle(self, event, ctx);
+    }
+
+    fn poll(&mut self) -> Option<SessionEffect> {
+        Session::poll(self)
+    }
+
+    fn poll_timeout(&self) -> Option<u64> {
+        Session::poll_timeout(self)
+    }
+}
+
+impl Executor {
+    /// Runs `session` on this client's budget, draws and observer, from the event loop's next turn.
+    pub fn stream(self: &Rc<Self>, session: Session, given: Given) -> Streaming {
+        let inbox = Inbox::new();
+        let face = Face { stopped: Cell::new(false), outgoing: RefCell::default(), post: inbox.poster() };
+        let streamed = Streamed { given, sockets: Sockets::default(), inbox };
+        let driven = Driven::new(session, streamed, face, self.clone());
+        let task = driven.clone();
+        spawn(poll_fn(move |cx| task.poll(cx)));
+        Streaming(driven)
+    }
+}
+
+impl Carrier for Streamed {
+    type Machine = Session;
+    type Face = Face;
+    type Output = ();
+
+    fn first(&mut self) -> SessionEvent {
+        SessionEvent::Start
+    }
+
+    fn perform(
+        run: &mut Run<Self>,
+        effect: SessionEffect,
+        data: &mut Option<Message>,
+        driven: &Rc<Driven<Self>>,
+    ) -> Option<()> {
+        let (me, face) = (&mut run.carrier, &driven.face);
+        match effect {
+            SessionEffect::Share(share) => {
+                if let Some(event) = run.share(share) {
+                    driven.later(event);
+                }
+            }
+            SessionEffect::Connect(link) => {
+                let post = face.post.clone();
+                let on = Rc::new(move |link, event| post.post((link, event)));
+                if let Err(why) = me.sockets.open(link, &me.given.url, &me.given.protocols, on) {
+                    driven.later(SessionEvent::Failed(link, redacted(&why)));
+                }
+            }
+            SessionEffect::Close(link, code, reason) => me.sockets.close(link, code, reason),
+            SessionEffect::OnOpen(link) => {
+                let socket = me.sockets.socket(link);
+                for message in &me.given.subscribe {
+                    let _ = send(driven, link, message.clone());
+                }
+                let Some(on_open) = &me.given.on_open else {
+                    driven.later(SessionEvent::OnOpenDone(link, Ok(())));
+                    return None;
+                };
+                let answer = on_open(Sender { link, driven: Rc::downgrade(driven), socket });
+                run.pending.push(Box::pin(async move { SessionEvent::OnOpenDone(link, answer.await) }));
+            }
+            SessionEffect::State(state) => {
+                face.stopped.set(state == StreamState::Stopped);
+                me.tell(Event::State(state));
+            }
+            SessionEffect::Deliver => {
+                if let Some(message) = data.take() {
+                    me.tell(Event::Message(message));
+                }
+            }
+            SessionEffect::Write(id, link) => {
+                let message = {
+                    let mut outgoing = face.outgoing.borrow_mut();
+                    let at = outgoing.1.iter().position(|(i, _)| *i == id);
+                    at.map(|at| outgoing.1.remove(at).1)
+                };
+                if let Some(message) = message {
+                    me.sockets.send(link, &message);
+                }
+            }
+            SessionEffect::Ping(link) => {
+                if let Some(message) = me.given.heartbeat.as_ref().and_then(|(_, ping)| ping()) {
+                    let _ = send(driven, link, message);
+                }
+            }
+            SessionEffect::Resync(round) => match &me.given.resync {
+                Some(resync) => {
+                    let answer = resync();
+                    run.pending.push(Box::pin(async move { SessionEvent::Resynced(round, answer.await.is_ok()) }));
+                }
+                None => driven.later(SessionEvent::Resynced(round, true)),
+            },
+            SessionEffect::Report => run.exec.report(&run.machine.take_records()),
+            SessionEffect::Stopped(reason) => {
+                me.sockets.clear();
+                face.outgoing.borrow_mut().1.clear();
+                // Its task ends.
+                face.post.wake();
+                if reason != Reason::Aborted {
+                    me.tell(Event::Stopped(reason, run.machine.stop_json()));
+                }
+                return Some(());
+            }
+        }
+        None
+    }
+
+    fn gather(run: &mut Run<Self>, cx: &mut Context<'_>, came: &mut Vec<Fed<Self>>) {
+        // The caller's callbacks.
+        run.answered(cx, came);
+        run.locked(cx, came);
+        match run.carrier.inbox.poll_next(cx) {
+            Poll::Ready((link, event)) => came.push(heard(link, event)),
+            Poll::Pending if run.due(cx) => came.push((SessionEvent::Timer, None)),
+            Poll::Pending => {}
+        }
+    }
+
+    /// Closes its sockets quietly.
+    fn end(&mut self) {
+        self.sockets.clear();
+    }
+}
+
+impl Streamed {
+    fn tell(&self, event: Event) {
+        if let Some(tell) = &self.given.on_event {
+            tell(event);
+        }
+    }
+}
+
+impl Streaming {
+    /// Sends on the current connection, paced; `Err` once the stream is over.
+    pub fn send(&self, message: Message) -> Result<(), StreamState> {
+        send(&self.0, 0, message)
+    }
+
+    /// The caller missed an update: stale until `resync` is done.
+    pub fn gap(&self) {
+        fed(&self.0, SessionEvent::Gap);
+    }
+
+    /// Closes it for good: at once, unless a budget shared across tabs must be held for the step.
+    pub fn close(&self) {
+        fed(&self.0, SessionEvent::Close);
+    }
+}
+
+impl Drop for Streaming {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl Sender {
+    /// Sends on this connection, paced with the stream's other sends; `Err` once the stream is over.
+    pub fn send(&self, message: Message) -> Result<(), StreamState> {
+        self.driven.upgrade().map_or(Err(StreamState::Stopped), |driven| send(&driven, self.link, message))
+    }
+
+    /// The connection's socket (`None` if it was gone before `on_open` was called).
+    pub fn socket(&self) -> Option<&web_sys::WebSocket> {
+        self.socket.as_ref()
+    }
+}
+
+/// Gives `message` to the pace for connection `link` (0: the current one).
+fn send(driven: &Rc<Driven<Streamed>>, link: u32, message: Message) -> Result<(), StreamState> {
+    if driven.face.stopped.get() {
+        return Err(StreamState::Stopped);
+    }
+    let id = {
+        let mut outgoing = driven.face.outgoing.borrow_mut();
+        let id = outgoing.0.wrapping_add(1);
+        outgoing.0 = id;
+        outgoing.1.push((id, message));
+        id
+    };
+    fed(driven, SessionEvent::Send(id, link));
+    Ok(())
+}
+
+/// Feeds what the caller did; its task then looks again at what it waits on (a new timer, a lock).
+fn fed(driven: &Rc<Driven<Streamed>>, event: SessionEvent) {
+    driven.feed(event, None);
+    driven.face.post.wake();
+}
+
+/// What socket `link` did, as the session hears it (its words redacted as records are).
+fn heard(link: u32, event: SocketEvent) -> Fed<Streamed> {
+    match event {
+        SocketEvent::Open => (SessionEvent::Opened(link), None),
+        SocketEvent::Message(message) => (SessionEvent::Message(link), Some(message)),
+        SocketEvent::Closed { code, reason } => (SessionEvent::Closed(link, code, redacted(&reason)), None),
+        SocketEvent::Refused { status, retry_after, date } => {
+            (SessionEvent::Refused(link, status, retry_after, date), None)
+        }
+    }
+}
+
+/// What the platform said, redacted as records are (it may quote a URL).
+fn redacted(words: &str) -> String {
+    redact_text_with(words, &|_| false)
+}
