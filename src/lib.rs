@@ -112,6 +112,7 @@ pub mod redact;
 pub mod replay;
 pub mod retry_after;
 pub mod scope;
+pub mod sequencer;
 pub mod sorted_map;
 pub mod state;
 pub mod stream;

@@ -139,7 +139,9 @@ impl Breaker {
     /// Its state at `now` (an open breaker whose time is up is half-open).
     pub fn state(&mut self, now: u64) -> BreakerState {
         match self.state {
-            BreakerState::Open { until } if now >= until => self.state = BreakerState::HalfOpen { in_flight: 0, until: 0 },
+            BreakerState::Open { until } if now >= until => {
+                self.state = BreakerState::HalfOpen { in_flight: 0, until: 0 }
+            }
             BreakerState::HalfOpen { in_flight: 1.., until } if now >= until => {
                 self.state = BreakerState::HalfOpen { in_flight: 0, until: 0 }
             }

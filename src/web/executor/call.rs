@@ -13,10 +13,9 @@ use std::task::{Context, Poll};
 use wasm_bindgen::JsValue;
 use web_sys::{AbortController, AbortSignal};
 
-use super::drive::{Answer, Carrier, Driven, Fed, Machine, Run};
+use super::drive::{Answer, Carrier, Driven, Fed, Run};
 use super::Executor;
-use crate::budget::shared::SharedState;
-use crate::call::{Call, Ctx, Done, Effect, Event};
+use crate::call::{Call, Done, Effect, Event};
 use crate::classify::Observed;
 use crate::reconcile::Evidence;
 use crate::record::AttemptRecord;
@@ -77,28 +76,6 @@ struct Calling {
     last: Option<(u32, Received)>,
     /// The budget's used-weight header for the call's scope.
     header: Option<String>,
-}
-
-impl Machine for Call {
-    type Event = Event;
-    type Effect = Effect;
-    const UNBOUNDED: Event = Event::Abort;
-
-    fn entered(seq: u32, state: Option<SharedState>) -> Event {
-        Event::Entered(seq, state)
-    }
-
-    fn handle(&mut self, event: Event, ctx: &mut Ctx) {
-        Call::handle(self, event, ctx);
-    }
-
-    fn poll(&mut self) -> Option<Effect> {
-        Call::poll(self)
-    }
-
-    fn poll_timeout(&self) -> Option<u64> {
-        Call::poll_timeout(self)
-    }
 }
 
 impl Running {

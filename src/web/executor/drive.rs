@@ -13,9 +13,9 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use super::Executor;
-use crate::budget::shared::SharedState;
 use crate::budget::sharing::Share;
 use crate::call::Ctx;
+pub(super) use crate::sequencer::Sequencer as Machine;
 use crate::web::platform::alarm::Alarm;
 use crate::web::platform::clock;
 use crate::web::platform::socket::Message;
@@ -23,19 +23,6 @@ use crate::web::platform::tabs::Locks;
 
 /// An answer to come from the caller's code (a predicate, a callback, a store call).
 pub type Answer<T> = Pin<Box<dyn Future<Output = T>>>;
-
-/// A machine of the core as the driver runs it: a [`crate::call::Call`], a stream's `Session`.
-pub(super) trait Machine: 'static {
-    type Event: 'static;
-    type Effect;
-    /// The platform set no timer: no wait of the machine has a bound, and this ends it.
-    const UNBOUNDED: Self::Event;
-    /// The shared budget's lock of bracket `seq` is held, with its stored state (or given up on).
-    fn entered(seq: u32, state: Option<SharedState>) -> Self::Event;
-    fn handle(&mut self, event: Self::Event, ctx: &mut Ctx);
-    fn poll(&mut self) -> Option<Self::Effect>;
-    fn poll_timeout(&self) -> Option<u64>;
-}
 
 pub(super) type Event<C> = <<C as Carrier>::Machine as Machine>::Event;
 pub(super) type Effect<C> = <<C as Carrier>::Machine as Machine>::Effect;

@@ -6,7 +6,7 @@
 //! the platform's.
 //!
 //! ```text
-//! drive.rs    Driven: the loop — events in, effects out, one timer, the share's locks; Machine, Carrier
+//! drive.rs    Driven: the loop — events in, effects out, one timer, the share's locks; Carrier (the machine: crate::sequencer::Sequencer)
 //! call.rs     Running: a call's effects — requests, status queries, store calls, shouldRetry, reports
 //! stream.rs   Streaming: a session's effects — sockets, callbacks, the pace's writes, what is told
 //! ```

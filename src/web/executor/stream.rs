@@ -9,10 +9,8 @@ use std::future::poll_fn;
 use std::rc::{Rc, Weak};
 use std::task::{Context, Poll};
 
-use super::drive::{Answer, Carrier, Driven, Fed, Machine, Run};
+use super::drive::{Answer, Carrier, Driven, Fed, Run};
 use super::Executor;
-use crate::budget::shared::SharedState;
-use crate::call::Ctx;
 use crate::reason::Reason;
 use crate::redact::redact_text_with;
 use crate::stream::session::{Session, SessionEffect, SessionEvent, StreamState};
@@ -79,29 +77,6 @@ pub struct Sender {
     driven: Weak<Driven<Streamed>>,
     /// The connection's socket, as the platform made it.
     socket: Option<web_sys::WebSocket>,
-}
-
-impl Machine for Session {
-    type Event = SessionEvent;
-    type Effect = SessionEffect;
-    /// A stream that cannot bound its waits is closed.
-    const UNBOUNDED: SessionEvent = SessionEvent::Close;
-
-    fn entered(seq: u32, state: Option<SharedState>) -> SessionEvent {
-        SessionEvent::Entered(seq, state)
-    }
-
-    fn handle(&mut self, event: SessionEvent, ctx: &mut Ctx) {
-        Session::handle(self, event, ctx);
-    }
-
-    fn poll(&mut self) -> Option<SessionEffect> {
-        Session::poll(self)
-    }
-
-    fn poll_timeout(&self) -> Option<u64> {
-        Session::poll_timeout(self)
-    }
 }
 
 impl Executor {
