@@ -17,6 +17,7 @@ export const PING = 7;
 export const RESYNC = 8;
 export const REPORT = 9;
 export const STOPPED = 10;
+export const DISCARD = 14;
 /** The stream, its client or its budget was freed: nothing can step it again. */
 export const GONE = 255;
 
@@ -32,9 +33,11 @@ export function streamsOf(mem, code, names) {
     const wakeAt = mem.wakeAt();
     switch (type) {
       case NONE:
-      case DELIVER:
       case GONE:
         return { type, wakeAt };
+      case DELIVER:
+      case DISCARD:
+        return { type, wakeAt, id: n(0) };
       case CONNECT:
       case ON_OPEN:
       case PING:
@@ -84,7 +87,7 @@ export function streamsOf(mem, code, names) {
     opened: (h, t, w, link) => feed(h, 2, t, w, [link]),
     /** `threw`: what onOpen threw, described (undefined: it finished). */
     onOpenDone: (h, t, w, link, threw) => feed(h, 3, t, w, [link, threw === undefined ? 1 : 0], [threw]),
-    message: (h, t, w, link) => feed(h, 4, t, w, [link]),
+    message: (h, t, w, link, id) => feed(h, 4, t, w, [link, id]),
     closed: (h, t, w, link, closeCode, reason) => feed(h, 5, t, w, [link, closeCode], [reason]),
     refused: (h, t, w, link, status, retryAfter, date) => feed(h, 6, t, w, [link, status], [retryAfter, date]),
     failed: (h, t, w, link, words) => feed(h, 7, t, w, [link], [words]),

@@ -5,16 +5,14 @@
 import { now, wall } from "../platform/clock.js";
 import { clear, timer } from "../platform/race.js";
 
-/** Feeds `run` (`{ machine, handle, perform, done }`: js/core's calls or streams) the event `step`
- * makes; `data` goes with it (a message's, for a stream to deliver). */
-export function feed(run, step, data) {
+/** Feeds `run` (`{ machine, handle, perform, done }`: js/core's calls or streams) the event `step` makes. */
+export function feed(run, step) {
   if (run.done) return;
-  if (run.draining) return void run.queue.push([step, data]);
+  if (run.draining) return void run.queue.push(step);
   const { machine } = run;
   run.draining = true;
   try {
     for (;;) {
-      run.data = data;
       let effect = step(machine, run.handle, now(), wall());
       while (effect.type !== 0 && !run.done) {
         run.perform(run, effect);
@@ -22,18 +20,16 @@ export function feed(run, step, data) {
       }
       if (run.done) return;
       arm(run, effect.wakeAt);
-      const next = run.queue.shift();
-      if (next === undefined) return;
-      [step, data] = next;
+      step = run.queue.shift();
+      if (step === undefined) return;
     }
   } finally {
     run.draining = false;
-    run.data = undefined;
   }
 }
 
 /** The fields `feed` keeps on a run. */
-export const driven = (machine, perform) => ({ machine, perform, queue: [], draining: false, timer: null, wakeAt: -1, done: false, data: undefined });
+export const driven = (machine, perform) => ({ machine, perform, queue: [], draining: false, timer: null, wakeAt: -1, done: false });
 
 /** Stops `run`'s timer: it is done. */
 export const disarm = (run) => clear(run.timer);

@@ -8,7 +8,7 @@ import { aborted, follow, FULFILLED, REJECTED } from "../platform/race.js";
 import { describe } from "../platform/describe.js";
 import { attach, closeQuietly, detach } from "../platform/socket.js";
 import { tell } from "../platform/observers.js";
-import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, WRITE, PING, RESYNC, REPORT, STOPPED, GONE } from "../core/streams.js";
+import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, DISCARD, WRITE, PING, RESYNC, REPORT, STOPPED, GONE } from "../core/streams.js";
 import { disarm, driven, feed } from "./drive.js";
 import { releaseHeld, shareStep } from "./share.js";
 
@@ -46,10 +46,11 @@ function perform(s, effect) {
     }
     case DELIVER:
       s.lastMessageWall = wall();
-      return s.target.dispatchEvent(new MessageEvent("message", { data: s.data }));
+      return s.target.dispatchEvent(new MessageEvent("message", { data: taken(s, effect.id) }));
+    case DISCARD:
+      return void taken(s, effect.id);
     case WRITE: {
-      const data = s.messages.get(effect.id);
-      s.messages.delete(effect.id);
+      const data = taken(s, effect.id);
       try {
         s.sockets.get(effect.link)?.send(data);
       } catch {
@@ -104,11 +105,20 @@ function connect(s, link) {
       try {
         data = event.data;
       } catch {}
-      feed(s, (m, h, t, w) => m.message(h, t, w, link), data);
+      const id = ++s.nextId;
+      s.messages.set(id, data);
+      feed(s, (m, h, t, w) => m.message(h, t, w, link, id));
     },
     close: (code, reason) => feed(s, (m, h, t, w) => m.closed(h, t, w, link, code, reason)),
     refused: (status, retryAfter, date) => feed(s, (m, h, t, w) => m.refused(h, t, w, link, status, retryAfter, date)),
   });
+}
+
+/** Message `id`, in or out, let go of as it is handed on. */
+function taken(s, id) {
+  const data = s.messages.get(id);
+  s.messages.delete(id);
+  return data;
 }
 
 /** Queues `data` on socket `link` (0: the stream's current connection); the pace writes it. */

@@ -9,13 +9,14 @@
 //! | 2 | close | link, code | the reason |
 //! | 3 | run onOpen | link | |
 //! | 4 | state | its index (connecting, open, stale, waiting, stopped) | |
-//! | 5 | deliver the message just fed | | |
+//! | 5 | deliver message id | message id | |
 //! | 6 | write | message id, link | |
 //! | 7 | ping | link | |
 //! | 8 | run resync | round | |
 //! | 9 | report | | the records (JSON array) |
 //! | 10 | stopped | reason code | `{ reason, message, records }` |
 //! | 11–13 | a step on the shared budget | see [`super::share`] | |
+//! | 14 | discard message id (it goes nowhere) | message id | |
 //! | 255 | gone: the stream, its client or its budget was freed | | |
 
 use super::cell::Local;
@@ -82,7 +83,7 @@ pub extern "C" fn rl_stream_begin(client: u32, budget: u32) -> u32 {
 /// | 1 | entered | seq, the state's length (wire form; absent: none) |
 /// | 2 | opened | link |
 /// | 3 | onOpen done | link, 1 done or 0 threw, the length of what it threw |
-/// | 4 | message | link |
+/// | 4 | message | link, message id (the shell's, until deliver or discard) |
 /// | 5 | closed | link, code, the reason's length |
 /// | 6 | refused | link, status, the lengths of Retry-After and Date |
 /// | 7 | failed | link, the length of what the platform said |
@@ -105,7 +106,7 @@ pub extern "C" fn rl_stream_event(handle: u32, event: u32) -> u32 {
             3 => {
                 SessionEvent::OnOpenDone(link, if b == 1.0 { Ok(()) } else { Err(text(input, c).unwrap_or_default()) })
             }
-            4 => SessionEvent::Message(link),
+            4 => SessionEvent::Message(link, b as u32),
             5 => SessionEvent::Closed(link, u16::try_from(ms(b)).unwrap_or(1006), text(input, c).unwrap_or_default()),
             6 => {
                 let (retry_after, date) = (text(input, c), text(input, d));
@@ -180,7 +181,8 @@ fn hand_out(effect: SessionEffect, session: &mut Session) -> u32 {
             one(all.iter().position(|s| *s == state).unwrap_or(0) as u32);
             4
         }
-        SessionEffect::Deliver => 5,
+        SessionEffect::Deliver(id) => (one(id), 5).1,
+        SessionEffect::Discard(id) => (one(id), 14).1,
         SessionEffect::Write(id, link) => {
             io::numbers(&[f64::from(id), f64::from(link)]);
             6

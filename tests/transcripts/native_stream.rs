@@ -49,7 +49,6 @@ struct World<'t> {
     messages: HashMap<u32, String>,
     next_message: u32,
     /// The data of the message being fed.
-    delivering: Option<String>,
     state: &'static str,
     machine_timer: Option<(u64, u64)>,
     records: Vec<Value>,
@@ -121,7 +120,6 @@ pub fn play_stream(t: &Value) -> Played {
         live: HashMap::new(),
         messages: HashMap::new(),
         next_message: 0,
-        delivering: None,
         state: "connecting",
         machine_timer: None,
         records: Vec::new(),
@@ -181,8 +179,9 @@ pub fn play_stream(t: &Value) -> Played {
                 SessionEvent::Opened(world.links[&n])
             }
             Happening::Message(n, data) => {
-                world.delivering = Some(data);
-                SessionEvent::Message(world.links[&n])
+                world.next_message += 1;
+                world.messages.insert(world.next_message, data);
+                SessionEvent::Message(world.links[&n], world.next_message)
             }
             Happening::Closes(n, code, reason) => {
                 world.note(&format!("#{n} closes {code}"));
@@ -232,7 +231,6 @@ fn step(
                 return;
             }
         }
-        world.delivering = None;
         match (machine.poll_timeout(), world.machine_timer) {
             (Some(at), Some((armed, _))) if at == armed => {}
             (Some(at), _) => {
@@ -294,9 +292,12 @@ fn perform(world: &mut World, machine: &mut Session, effect: SessionEffect) {
             world.state = state.name();
             world.note(&format!("state {}", state.name()));
         }
-        SessionEffect::Deliver => {
-            let data = world.delivering.clone().unwrap_or_default();
+        SessionEffect::Deliver(id) => {
+            let data = world.messages.remove(&id).unwrap_or_default();
             world.note(&format!("message {data}"));
+        }
+        SessionEffect::Discard(id) => {
+            world.messages.remove(&id);
         }
         SessionEffect::Write(id, link) => {
             let data = world.messages.remove(&id).unwrap_or_default();

@@ -60,8 +60,11 @@ pub enum SessionEffect {
     OnOpen(u32),
     /// The stream's state changed.
     State(StreamState),
-    /// The message just fed goes to the stream's listeners.
-    Deliver,
+    /// Message `id` (numbered by the shell as it fed it) goes to the stream's listeners.
+    Deliver(u32),
+    /// Message `id` goes nowhere (its socket is no longer the stream's, or the stream is over):
+    /// the shell lets go of it. Every message fed ends in one `Deliver` or one `Discard`.
+    Discard(u32),
     /// Write message `id` on socket `link` (if it is still there).
     Write(u32, u32),
     /// Send the caller's heartbeat on socket `link` (as a `Send`).
@@ -85,8 +88,9 @@ pub enum SessionEvent {
     Opened(u32),
     /// The caller's `onOpen` on socket `link` finished, or threw (what).
     OnOpenDone(u32, Result<(), String>),
-    /// A message arrived on socket `link`.
-    Message(u32),
+    /// Message `id` arrived on socket `link`: the shell keeps it until told to deliver or discard it
+    /// (a step on a shared budget may come first).
+    Message(u32, u32),
     /// Socket `link` closed: its code and reason.
     Closed(u32, u16, String),
     /// Socket `link`'s upgrade was refused with this status, `Retry-After` and `Date`.

@@ -65,17 +65,19 @@ impl Session {
         self.resync();
     }
 
-    pub(super) fn message(&mut self, id: u32, ctx: &mut Ctx) {
+    /// Message `message` on socket `id`: delivered if that socket is the stream's (a rotation's
+    /// first message makes it so), let go of otherwise.
+    pub(super) fn message(&mut self, id: u32, message: u32, ctx: &mut Ctx) {
         if self.rotation.is_some_and(|r| r.id == id && r.ready) {
             self.switch_to(ctx);
         } else if !self.current.is_some_and(|c| c.id == id) {
-            return;
+            return self.effects.push(SessionEffect::Discard(message));
         }
         self.heard_at = Some(ctx.now);
         if self.state == StreamState::Stale && !self.resyncing {
             self.set_state(StreamState::Open);
         }
-        self.effects.push(SessionEffect::Deliver);
+        self.effects.push(SessionEffect::Deliver(message));
     }
 
     /// Make-before-break: the rotation's socket delivered; the old one goes without a reconnect.

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! handle(Start) ─▶ Connect(link) ─▶ Opened(link) ─▶ OnOpen(link) ─▶ OnOpenDone ─▶ State(open), Resync
-//! Message(link) ─▶ Deliver            Send(id) ─▶ Write(id) (paced)          Timer ─▶ Ping, checks
+//! Message(link, id) ─▶ Deliver(id)           Send(id) ─▶ Write(id) (paced)          Timer ─▶ Ping, checks
 //! Closed | Refused | Failed(link) ─▶ Connect | State(waiting) …              Close ─▶ Stopped
 //! ```
 //!
@@ -146,7 +146,7 @@ impl Session {
                 let answer = self.bracket.give_up();
                 self.answered_share(answer, ctx);
             }
-            _ if self.state == StreamState::Stopped => {}
+            event if self.state == StreamState::Stopped => self.ignore(event),
             event => self.route(event, ctx),
         }
         if self.bracket.is_leaving() {
@@ -191,7 +191,7 @@ impl Session {
     fn touches_budget(&self, event: &SessionEvent, now: u64) -> bool {
         let ready_rotation = |link: u32| self.rotation.is_some_and(|r| r.id == link && r.ready);
         match event {
-            SessionEvent::Message(link) => ready_rotation(*link),
+            SessionEvent::Message(link, _) => ready_rotation(*link),
             SessionEvent::Opened(_) => !self.settings.on_open,
             SessionEvent::Timer => {
                 let due = |at: Option<u64>| at.is_some_and(|at| now >= at);
@@ -237,7 +237,7 @@ impl Session {
     /// One event, inside the bracket when it needs one.
     fn step(&mut self, event: SessionEvent, ctx: &mut Ctx) {
         if self.state == StreamState::Stopped {
-            return;
+            return self.ignore(event);
         }
         match event {
             SessionEvent::Start => {
@@ -246,7 +246,7 @@ impl Session {
             }
             SessionEvent::Opened(link) => self.opened(link, ctx),
             SessionEvent::OnOpenDone(link, done) => self.on_open_done(link, done, ctx),
-            SessionEvent::Message(link) => self.message(link, ctx),
+            SessionEvent::Message(link, id) => self.message(link, id, ctx),
             SessionEvent::Closed(link, code, reason) => self.closed(link, code, &reason, ctx),
             SessionEvent::Refused(link, status, retry_after, date) => {
                 self.refused(link, status, retry_after, date, ctx)
@@ -263,6 +263,13 @@ impl Session {
             SessionEvent::Entered(..) => {}
         }
         self.report();
+    }
+
+    /// An event after the stream stopped: a message in it is let go of.
+    fn ignore(&mut self, event: SessionEvent) {
+        if let SessionEvent::Message(_, id) = event {
+            self.effects.push(SessionEffect::Discard(id));
+        }
     }
 
     /// Does what the outage decided: connect, wait, or stop.

@@ -13,7 +13,7 @@ use std::task::{Context, Poll};
 use wasm_bindgen::JsValue;
 use web_sys::{AbortController, AbortSignal};
 
-use super::drive::{Answer, Carrier, Driven, Fed, Run};
+use super::drive::{Answer, Carrier, Driven, Run};
 use super::Executor;
 use crate::call::{Call, Done, Effect, Event};
 use crate::classify::Observed;
@@ -23,7 +23,6 @@ use crate::web::platform::abort::{self, AbortWatch, Listening};
 use crate::web::platform::fetch::{Came, Requests, NO_CONTROLLER};
 use crate::web::platform::request::{BodyRead, RequestTemplate};
 use crate::web::platform::response::{Received, Waits};
-use crate::web::platform::socket::Message;
 use crate::web::platform::store::{self, Begun, Op};
 use crate::web::platform::tabs::{self, Heard};
 
@@ -117,12 +116,7 @@ impl Carrier for Calling {
         }
     }
 
-    fn perform(
-        run: &mut Run<Self>,
-        effect: Effect,
-        _: &mut Option<Message>,
-        driven: &Rc<Driven<Self>>,
-    ) -> Option<Ended> {
+    fn perform(run: &mut Run<Self>, effect: Effect, driven: &Rc<Driven<Self>>) -> Option<Ended> {
         let me = &mut run.carrier;
         let at_once = match effect {
             Effect::Share(share) => run.share(share),
@@ -164,24 +158,24 @@ impl Carrier for Calling {
         None
     }
 
-    fn gather(run: &mut Run<Self>, cx: &mut Context<'_>, came: &mut Vec<Fed<Self>>) {
+    fn gather(run: &mut Run<Self>, _: &(), cx: &mut Context<'_>, came: &mut Vec<Event>) {
         let me = &mut run.carrier;
         if me.listening.as_mut().is_some_and(|l| l.poll_aborted(cx).is_ready()) {
             me.listening = None;
-            came.push((Event::Abort, None));
+            came.push(Event::Abort);
         }
         if run.due(cx) {
-            came.push((Event::Timer, None));
+            came.push(Event::Timer);
         }
         let me = &mut run.carrier;
         if me.heard.as_ref().is_some_and(|heard| heard.poll_news(cx)) {
-            came.push((Event::News, None));
+            came.push(Event::News);
         }
         if let (Some(body), Some(request)) = (me.body.as_mut(), me.with.request.as_mut()) {
             if let Poll::Ready(read) = body.poll_read(cx, request) {
                 me.body = None;
                 me.body_error = read.err();
-                came.push((Event::BodyRead(me.body_error.is_none()), None));
+                came.push(Event::BodyRead(me.body_error.is_none()));
             }
         }
         // Store calls and the predicate.
@@ -189,10 +183,10 @@ impl Carrier for Calling {
         run.locked(cx, came);
         let me = &mut run.carrier;
         let (header, waits, last) = (me.header.as_deref(), &me.with.waits, &mut me.last);
-        me.requests.poll(cx, header, waits, |attempt, answer| came.push((heard(attempt, answer, last), None)));
+        me.requests.poll(cx, header, waits, |attempt, answer| came.push(heard(attempt, answer, last)));
         me.queries.retain_mut(|(attempt, _, found)| match found.as_mut().poll(cx) {
             Poll::Ready(answer) => {
-                came.push((Event::QueryAnswer(*attempt, answer), None));
+                came.push(Event::QueryAnswer(*attempt, answer));
                 false
             }
             Poll::Pending => true,

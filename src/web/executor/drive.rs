@@ -18,7 +18,6 @@ use crate::call::Ctx;
 pub(super) use crate::sequencer::Sequencer as Machine;
 use crate::web::platform::alarm::Alarm;
 use crate::web::platform::clock;
-use crate::web::platform::socket::Message;
 use crate::web::platform::tabs::Locks;
 
 /// An answer to come from the caller's code (a predicate, a callback, a store call).
@@ -26,8 +25,6 @@ pub type Answer<T> = Pin<Box<dyn Future<Output = T>>>;
 
 pub(super) type Event<C> = <<C as Carrier>::Machine as Machine>::Event;
 pub(super) type Effect<C> = <<C as Carrier>::Machine as Machine>::Effect;
-/// An event and what comes with it (a stream's message, delivered if the session says so).
-pub(super) type Fed<C> = (Event<C>, Option<Message>);
 
 /// What carries out one kind of machine's effects, and holds what they made: all that differs.
 pub(super) trait Carrier: Sized + 'static {
@@ -38,15 +35,10 @@ pub(super) trait Carrier: Sized + 'static {
     type Output;
     /// The event it begins with, fed when its task first runs.
     fn first(&mut self) -> Event<Self>;
-    /// Does `effect` (`data`: what came with the event fed); `Some` once the machine is over.
-    fn perform(
-        run: &mut Run<Self>,
-        effect: Effect<Self>,
-        data: &mut Option<Message>,
-        driven: &Rc<Driven<Self>>,
-    ) -> Option<Self::Output>;
+    /// Does `effect`; `Some` once the machine is over.
+    fn perform(run: &mut Run<Self>, effect: Effect<Self>, driven: &Rc<Driven<Self>>) -> Option<Self::Output>;
     /// What came of everything the machine waits on, its own and the driver's, in its order.
-    fn gather(run: &mut Run<Self>, cx: &mut Context<'_>, came: &mut Vec<Fed<Self>>);
+    fn gather(run: &mut Run<Self>, face: &Self::Face, cx: &mut Context<'_>, came: &mut Vec<Event<Self>>);
     /// Lets go of what it holds.
     fn end(&mut self);
 }
@@ -56,7 +48,7 @@ pub(super) struct Driven<C: Carrier> {
     pub face: C::Face,
     run: RefCell<Run<C>>,
     /// Events fed while a feed was under way: fed after it, in order.
-    queue: RefCell<VecDeque<Fed<C>>>,
+    queue: RefCell<VecDeque<Event<C>>>,
 }
 
 /// A machine, its carrier and the driver's own waits: its timer, its locks, the answers to come.
@@ -89,17 +81,17 @@ impl<C: Carrier> Driven<C> {
 
     /// Queues `event`: the feed under way feeds it next.
     pub fn later(&self, event: Event<C>) {
-        self.queue.borrow_mut().push_back((event, None));
+        self.queue.borrow_mut().push_back(event);
     }
 
     /// Feeds `event` and what was queued meanwhile, carrying out each effect; then arms the timer.
-    pub fn feed(self: &Rc<Self>, event: Event<C>, data: Option<Message>) {
-        self.queue.borrow_mut().push_back((event, data));
+    pub fn feed(self: &Rc<Self>, event: Event<C>) {
+        self.queue.borrow_mut().push_back(event);
         // A feed under way (the caller's code ran inside it) feeds this after its own.
         let Ok(mut run) = self.run.try_borrow_mut() else { return };
         while !run.ended {
             let next = self.queue.borrow_mut().pop_front();
-            let Some((event, mut data)) = next else {
+            let Some(event) = next else {
                 match run.arm() {
                     true => self.later(<C::Machine as Machine>::UNBOUNDED),
                     false => break,
@@ -108,7 +100,7 @@ impl<C: Carrier> Driven<C> {
             };
             run.handle(event);
             while let Some(effect) = run.machine.poll() {
-                if let Some(output) = C::perform(&mut run, effect, &mut data, self) {
+                if let Some(output) = C::perform(&mut run, effect, self) {
                     run.output = Some(output);
                     run.end();
                     break;
@@ -133,16 +125,16 @@ impl<C: Carrier> Driven<C> {
                 }
                 let mut came = Vec::new();
                 match std::mem::replace(&mut run.begun, true) {
-                    true => C::gather(&mut run, cx, &mut came),
-                    false => came.push((run.carrier.first(), None)),
+                    true => C::gather(&mut run, &self.face, cx, &mut came),
+                    false => came.push(run.carrier.first()),
                 }
                 came
             };
             if came.is_empty() {
                 return Poll::Pending;
             }
-            for (event, data) in came {
-                self.feed(event, data);
+            for event in came {
+                self.feed(event);
             }
         }
     }
@@ -190,16 +182,16 @@ impl<C: Carrier> Run<C> {
     }
 
     /// Each lock of the shared budget held or given up on, queued in `came`.
-    pub fn locked(&mut self, cx: &mut Context<'_>, came: &mut Vec<Fed<C>>) {
+    pub fn locked(&mut self, cx: &mut Context<'_>, came: &mut Vec<Event<C>>) {
         let entered = <C::Machine as Machine>::entered;
-        self.locks.poll(cx, |seq, state| came.push((entered(seq, state), None)));
+        self.locks.poll(cx, |seq, state| came.push(entered(seq, state)));
     }
 
     /// Each answer that came, queued in `came`.
-    pub fn answered(&mut self, cx: &mut Context<'_>, came: &mut Vec<Fed<C>>) {
+    pub fn answered(&mut self, cx: &mut Context<'_>, came: &mut Vec<Event<C>>) {
         self.pending.retain_mut(|answer| match answer.as_mut().poll(cx) {
             Poll::Ready(event) => {
-                came.push((event, None));
+                came.push(event);
                 false
             }
             Poll::Pending => true,

@@ -9,7 +9,7 @@ use std::future::poll_fn;
 use std::rc::{Rc, Weak};
 use std::task::{Context, Poll};
 
-use super::drive::{Answer, Carrier, Driven, Fed, Run};
+use super::drive::{Answer, Carrier, Driven, Run};
 use super::Executor;
 use crate::reason::Reason;
 use crate::redact::redact_text_with;
@@ -54,8 +54,8 @@ pub enum Event {
 struct Face {
     /// The session said it stopped: nothing more is sent.
     stopped: Cell<bool>,
-    /// Messages given to the pace, by id, until it writes them: (last id, queued).
-    outgoing: RefCell<(u32, Vec<(u32, Message)>)>,
+    /// Messages in and out by id, until the session says where each goes: (last id, kept).
+    messages: RefCell<(u32, Vec<(u32, Message)>)>,
     /// To the task: what socket `link` did.
     post: Poster<(u32, SocketEvent)>,
 }
@@ -83,7 +83,7 @@ impl Executor {
     /// Runs `session` on this client's budget, draws and observer, from the event loop's next turn.
     pub fn stream(self: &Rc<Self>, session: Session, given: Given) -> Streaming {
         let inbox = Inbox::new();
-        let face = Face { stopped: Cell::new(false), outgoing: RefCell::default(), post: inbox.poster() };
+        let face = Face { stopped: Cell::new(false), messages: RefCell::default(), post: inbox.poster() };
         let streamed = Streamed { given, sockets: Sockets::default(), inbox };
         let driven = Driven::new(session, streamed, face, self.clone());
         let task = driven.clone();
@@ -101,12 +101,7 @@ impl Carrier for Streamed {
         SessionEvent::Start
     }
 
-    fn perform(
-        run: &mut Run<Self>,
-        effect: SessionEffect,
-        data: &mut Option<Message>,
-        driven: &Rc<Driven<Self>>,
-    ) -> Option<()> {
+    fn perform(run: &mut Run<Self>, effect: SessionEffect, driven: &Rc<Driven<Self>>) -> Option<()> {
         let (me, face) = (&mut run.carrier, &driven.face);
         match effect {
             SessionEffect::Share(share) => {
@@ -138,18 +133,14 @@ impl Carrier for Streamed {
                 face.stopped.set(state == StreamState::Stopped);
                 me.tell(Event::State(state));
             }
-            SessionEffect::Deliver => {
-                if let Some(message) = data.take() {
+            SessionEffect::Deliver(id) => {
+                if let Some(message) = face.take(id) {
                     me.tell(Event::Message(message));
                 }
             }
+            SessionEffect::Discard(id) => drop(face.take(id)),
             SessionEffect::Write(id, link) => {
-                let message = {
-                    let mut outgoing = face.outgoing.borrow_mut();
-                    let at = outgoing.1.iter().position(|(i, _)| *i == id);
-                    at.map(|at| outgoing.1.remove(at).1)
-                };
-                if let Some(message) = message {
+                if let Some(message) = face.take(id) {
                     me.sockets.send(link, &message);
                 }
             }
@@ -168,7 +159,7 @@ impl Carrier for Streamed {
             SessionEffect::Report => run.exec.report(&run.machine.take_records()),
             SessionEffect::Stopped(reason) => {
                 me.sockets.clear();
-                face.outgoing.borrow_mut().1.clear();
+                face.messages.borrow_mut().1.clear();
                 // Its task ends.
                 face.post.wake();
                 if reason != Reason::Aborted {
@@ -180,13 +171,13 @@ impl Carrier for Streamed {
         None
     }
 
-    fn gather(run: &mut Run<Self>, cx: &mut Context<'_>, came: &mut Vec<Fed<Self>>) {
+    fn gather(run: &mut Run<Self>, face: &Face, cx: &mut Context<'_>, came: &mut Vec<SessionEvent>) {
         // The caller's callbacks.
         run.answered(cx, came);
         run.locked(cx, came);
         match run.carrier.inbox.poll_next(cx) {
-            Poll::Ready((link, event)) => came.push(heard(link, event)),
-            Poll::Pending if run.due(cx) => came.push((SessionEvent::Timer, None)),
+            Poll::Ready((link, event)) => came.push(heard(link, event, face)),
+            Poll::Pending if run.due(cx) => came.push(SessionEvent::Timer),
             Poll::Pending => {}
         }
     }
@@ -245,32 +236,42 @@ fn send(driven: &Rc<Driven<Streamed>>, link: u32, message: Message) -> Result<()
     if driven.face.stopped.get() {
         return Err(StreamState::Stopped);
     }
-    let id = {
-        let mut outgoing = driven.face.outgoing.borrow_mut();
-        let id = outgoing.0.wrapping_add(1);
-        outgoing.0 = id;
-        outgoing.1.push((id, message));
-        id
-    };
+    let id = driven.face.keep(message);
     fed(driven, SessionEvent::Send(id, link));
     Ok(())
 }
 
 /// Feeds what the caller did; its task then looks again at what it waits on (a new timer, a lock).
 fn fed(driven: &Rc<Driven<Streamed>>, event: SessionEvent) {
-    driven.feed(event, None);
+    driven.feed(event);
     driven.face.post.wake();
 }
 
 /// What socket `link` did, as the session hears it (its words redacted as records are).
-fn heard(link: u32, event: SocketEvent) -> Fed<Streamed> {
+fn heard(link: u32, event: SocketEvent, face: &Face) -> SessionEvent {
     match event {
-        SocketEvent::Open => (SessionEvent::Opened(link), None),
-        SocketEvent::Message(message) => (SessionEvent::Message(link), Some(message)),
-        SocketEvent::Closed { code, reason } => (SessionEvent::Closed(link, code, redacted(&reason)), None),
-        SocketEvent::Refused { status, retry_after, date } => {
-            (SessionEvent::Refused(link, status, retry_after, date), None)
-        }
+        SocketEvent::Open => SessionEvent::Opened(link),
+        SocketEvent::Message(message) => SessionEvent::Message(link, face.keep(message)),
+        SocketEvent::Closed { code, reason } => SessionEvent::Closed(link, code, redacted(&reason)),
+        SocketEvent::Refused { status, retry_after, date } => SessionEvent::Refused(link, status, retry_after, date),
+    }
+}
+
+impl Face {
+    /// Keeps `message` under a new id, until the session says where it goes.
+    fn keep(&self, message: Message) -> u32 {
+        let mut messages = self.messages.borrow_mut();
+        let id = messages.0.wrapping_add(1);
+        messages.0 = id;
+        messages.1.push((id, message));
+        id
+    }
+
+    /// Message `id`, let go of as it is handed on.
+    fn take(&self, id: u32) -> Option<Message> {
+        let mut messages = self.messages.borrow_mut();
+        let at = messages.1.iter().position(|(i, _)| *i == id)?;
+        Some(messages.1.remove(at).1)
     }
 }
 
