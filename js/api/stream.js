@@ -10,7 +10,7 @@ const STREAM_FAMILY_FIELDS = ["scope", "weight", "policy"];
 
 const CONTEXT = "stream options";
 
-/** `heartbeat: { everyMs, message }`: what to send when nothing was sent or heard for everyMs. */
+/** `heartbeat: { everyMs, message }`: what to send when nothing was heard for everyMs. */
 function readHeartbeat(value) {
   if (value === undefined || value === null) return undefined;
   const read = { everyMs: undefined, message: undefined };

@@ -59,10 +59,11 @@ impl Session {
         link.opened_at = ctx.now;
         self.heard_at = None;
         self.stream.on_open(ctx.now, ctx.wall, ctx.draws, ctx.budget);
+        // With a resync, the stream is stale from its open until it answers (never open first).
+        self.resync();
         let watching = self.stream.check(ctx.now, ctx.wall, None, ctx.draws, ctx.budget);
         self.watch(watching, ctx);
         self.beat_at = self.settings.heartbeat_ms.map(|every| ctx.now.saturating_add(every));
-        self.resync();
     }
 
     /// Message `message` on socket `id`: delivered if that socket is the stream's (a rotation's

@@ -247,11 +247,13 @@ impl Session {
             SessionEvent::Opened(link) => self.opened(link, ctx),
             SessionEvent::OnOpenDone(link, done) => self.on_open_done(link, done, ctx),
             SessionEvent::Message(link, id) => self.message(link, id, ctx),
-            SessionEvent::Closed(link, code, reason) => self.closed(link, code, &reason, ctx),
+            SessionEvent::Closed(link, code, reason) => self.closed(link, code, &redacted(&reason), ctx),
             SessionEvent::Refused(link, status, retry_after, date) => {
                 self.refused(link, status, retry_after, date, ctx)
             }
-            SessionEvent::Failed(link, words) => self.failed(link, crate::classify::Observed::NetworkError, words, ctx),
+            SessionEvent::Failed(link, words) => {
+                self.failed(link, crate::classify::Observed::NetworkError, redacted(&words), ctx)
+            }
             SessionEvent::Timer => self.timer(ctx),
             SessionEvent::Send(id, link) => self.send(id, link, ctx.now),
             SessionEvent::Close => {
@@ -330,4 +332,9 @@ impl Session {
         self.unreported.extend(new);
         self.effects.push(SessionEffect::Report);
     }
+}
+
+/// What the platform said (a close's reason, a failure), redacted as records are: it may name a URL.
+fn redacted(words: &str) -> String {
+    crate::redact::redact_text_with(words, &|_| false)
 }

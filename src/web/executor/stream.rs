@@ -12,7 +12,6 @@ use std::task::{Context, Poll};
 use super::drive::{Answer, Carrier, Driven, Run};
 use super::Executor;
 use crate::reason::Reason;
-use crate::redact::redact_text_with;
 use crate::stream::session::{Session, SessionEffect, SessionEvent, StreamState};
 use crate::web::platform::inbox::{Inbox, Poster};
 use crate::web::platform::socket::{Message, SocketEvent, Sockets};
@@ -113,7 +112,7 @@ impl Carrier for Streamed {
                 let post = face.post.clone();
                 let on = Rc::new(move |link, event| post.post((link, event)));
                 if let Err(why) = me.sockets.open(link, &me.given.url, &me.given.protocols, on) {
-                    driven.later(SessionEvent::Failed(link, redacted(&why)));
+                    driven.later(SessionEvent::Failed(link, why));
                 }
             }
             SessionEffect::Close(link, code, reason) => me.sockets.close(link, code, reason),
@@ -247,12 +246,12 @@ fn fed(driven: &Rc<Driven<Streamed>>, event: SessionEvent) {
     driven.face.post.wake();
 }
 
-/// What socket `link` did, as the session hears it (its words redacted as records are).
+/// What socket `link` did, as the session hears it.
 fn heard(link: u32, event: SocketEvent, face: &Face) -> SessionEvent {
     match event {
         SocketEvent::Open => SessionEvent::Opened(link),
         SocketEvent::Message(message) => SessionEvent::Message(link, face.keep(message)),
-        SocketEvent::Closed { code, reason } => SessionEvent::Closed(link, code, redacted(&reason)),
+        SocketEvent::Closed { code, reason } => SessionEvent::Closed(link, code, reason),
         SocketEvent::Refused { status, retry_after, date } => SessionEvent::Refused(link, status, retry_after, date),
     }
 }
@@ -273,9 +272,4 @@ impl Face {
         let at = messages.1.iter().position(|(i, _)| *i == id)?;
         Some(messages.1.remove(at).1)
     }
-}
-
-/// What the platform said, redacted as records are (it may quote a URL).
-fn redacted(words: &str) -> String {
-    redact_text_with(words, &|_| false)
 }

@@ -1,6 +1,7 @@
-//! Every message a shell feeds a stream's session ends in one `Deliver` or one `Discard` of its id,
-//! in the order fed — also when a step on a budget shared across tabs holds it back (a rotation's
-//! first message waits for the share; the message must still be the one that came).
+//! What a shell feeds a stream's session. Every message ends in one `Deliver` or one `Discard` of its
+//! id, in the order fed — also when a step on a budget shared across tabs holds it back (a rotation's
+//! first message waits for the share; the message must still be the one that came). What the
+//! platform says (a failure, a close's reason) reaches the records redacted, whichever shell fed it.
 
 use retryline::budget::sharing::Share;
 use retryline::budget::Budget;
@@ -23,7 +24,7 @@ impl World {
         let spec = StreamSpec::read(&options, "wss://stream.test/ws").expect("the stream's options");
         let mut budget = Budget::default();
         budget.share_across_tabs();
-        let settings = SessionSettings { observed: false, ..SessionSettings::default() };
+        let settings = SessionSettings { observed: true, ..SessionSettings::default() };
         let session = Session::new(Stream::begin(spec), settings);
         World { session, budget, draws: Draws::scripted(Vec::new(), 1), now: 0, entering: Vec::new() }
     }
@@ -90,4 +91,23 @@ fn a_rotations_first_message_held_by_the_share_is_delivered_as_itself_and_in_ord
     assert_eq!(w.step(SessionEvent::Message(1, 4)), vec![SessionEffect::Discard(4)]);
     w.step(SessionEvent::Close);
     assert_eq!(w.step(SessionEvent::Message(2, 5)), vec![SessionEffect::Discard(5)]);
+}
+
+#[test]
+fn what_the_platform_says_reaches_the_records_redacted() {
+    let mut w = World::new(options(&[("minUptimeMs", 100.0)]));
+    w.step(SessionEvent::Start);
+    w.step(SessionEvent::Failed(1, "connect wss://stream.test/ws?listenKey=s3cr3t failed".into()));
+    let records = w.session.take_records();
+    let error = records.iter().find_map(|r| r.error.clone()).expect("the failure's record");
+    assert!(!error.contains("s3cr3t") && error.contains("listenKey=REDACTED"), "{error}");
+
+    w.now = 10_000;
+    let reconnect = w.step(SessionEvent::Timer);
+    assert_eq!(reconnect, vec![SessionEffect::Connect(2)]);
+    w.step(SessionEvent::Opened(2));
+    w.step(SessionEvent::Closed(2, 1011, "see https://x.test/?token=abc".into()));
+    let records = w.session.take_records();
+    let error = records.iter().rev().find_map(|r| r.error.clone()).expect("the close's record");
+    assert!(!error.contains("abc") && error.contains("token=REDACTED"), "{error}");
 }
