@@ -123,6 +123,8 @@ pub mod worksheet;
 pub mod web;
 
 #[cfg(all(target_arch = "wasm32", feature = "abi"))]
+// The coordinator's build (abi-authority) uses little of the calls' plumbing.
+#[cfg_attr(not(feature = "abi-fetch"), allow(dead_code))]
 mod abi;
 
 #[cfg(all(target_arch = "wasm32", any(feature = "web", feature = "abi")))]

@@ -162,8 +162,7 @@ fn reconcile(
         }
     }
     let policy = crate::policy::Policy::reconciliation_default().read_over(&overrides).map_err(|e| (e, 1.0))?;
-    let start = crate::reconcile::status_start(&key, policy, "reconcile");
-    Ok(Call::new(Operation::begin(start, now, wall), Purpose::Reconcile, settings, now, wall))
+    Ok(Call::settling(&key, Purpose::Reconcile, policy, settings, now, wall))
 }
 
 fn resolve(
@@ -182,11 +181,7 @@ fn resolve(
     };
     let allowed = "\"filled\", \"partially-filled\", \"open\", \"canceled\", \"rejected\"";
     let evidence = evidence.ok_or_else(|| (InvalidOption::boxed("state", Problem::UnknownName { allowed }), 1.0))?;
-    // Its store calls are bounded like one attempt of the client's policy.
-    let timeout = owner.policy.attempt_timeout_ms();
-    let policy = owner.policy.with_call_deadline("deadlineMs", timeout).unwrap_or_default();
-    let start = crate::reconcile::status_start(&key, policy, "resolve");
-    Ok(Call::new(Operation::begin(start, now, wall), Purpose::Resolve(evidence), settings, now, wall))
+    Ok(Call::settling(&key, Purpose::Resolve(evidence), owner.policy.clone(), settings, now, wall))
 }
 
 /// Feeds event `event` (codes in js/core/machine.js). Numbers: now, wall, then the event's own:

@@ -4,16 +4,32 @@
 //! kept. The deadline bounds every wait; only the first read is cut by the caller's abort.
 
 use super::keyed::read_saved;
-use super::{Call, Ctx, Effect, Purpose, Stage, Stored};
+use super::{Call, Ctx, Effect, Purpose, Settings, Stage, Stored};
 use crate::failure::{still_pending, Cut};
 use crate::json::{to_json, Object, ToJson};
 use crate::machine::{Operation, Outcome};
+use crate::policy::Policy;
 use crate::reason::Reason;
 use crate::reconcile::Evidence;
 use crate::record::{AttemptRecord, Pending};
 use crate::text::join;
 
 impl Call {
+    /// A call that settles `key`'s unknown outcome from `now`: `Purpose::Reconcile` queries under
+    /// `policy` (the reconciliation policy); `Purpose::Resolve` by hand bounds its store calls like
+    /// one attempt of `policy` (the client's).
+    pub fn settling(key: &str, purpose: Purpose, policy: Policy, settings: Settings, now: u64, wall: u64) -> Call {
+        let (policy, what) = match purpose {
+            Purpose::Resolve(_) => {
+                let timeout = policy.attempt_timeout_ms();
+                (policy.with_call_deadline("deadlineMs", timeout).unwrap_or_default(), "resolve")
+            }
+            _ => (policy, "reconcile"),
+        };
+        let start = crate::reconcile::status_start(key, policy, what);
+        Call::new(Operation::begin(start, now, wall), purpose, settings, now, wall)
+    }
+
     /// Reads what the store holds under the key, before anything else.
     pub(super) fn look(&mut self) {
         if !cfg!(feature = "reconcile") {

@@ -11,7 +11,7 @@ use super::client::Client;
 use crate::call::{Call, Purpose, Settings};
 use crate::machine::Operation;
 use crate::policy::Policy;
-use crate::reconcile::{status_start, Evidence};
+use crate::reconcile::Evidence;
 use crate::redact::Secrets;
 use crate::web::executor::{Query, Running, With};
 use crate::web::platform::request::{origin, RequestTemplate};
@@ -70,21 +70,19 @@ impl Client {
     /// The resolution of `key` (already checked) by hand with `state`, which settles it: its store
     /// calls are bounded like one attempt of the client's policy.
     pub(super) fn resolution(&self, key: &str, state: Evidence) -> Running {
-        let timeout = self.defaults.policy.attempt_timeout_ms();
-        let policy = self.defaults.policy.with_call_deadline("deadlineMs", timeout).unwrap_or_default();
+        let policy = self.defaults.policy.clone();
         Running::new(self.settled_by(key, policy, Purpose::Resolve(state)), &self.executor, With::default())
     }
 
     /// A call that settles `key`'s unknown outcome, for `purpose`.
     fn settled_by(&self, key: &str, policy: Policy, purpose: Purpose) -> Call {
         let (now, wall) = (clock::now(), clock::wall_now());
-        let what = if purpose == Purpose::Reconcile { "reconcile" } else { "resolve" };
         let settings = Settings {
             owner: self.defaults.owner.clone(),
             observed: self.executor.observer.is_some(),
             secrets: Secrets::default(),
             ..Settings::default()
         };
-        Call::new(Operation::begin(status_start(key, policy, what), now, wall), purpose, settings, now, wall)
+        Call::settling(key, purpose, policy, settings, now, wall)
     }
 }
