@@ -31,6 +31,9 @@ mod wide;
 
 use serde::{Deserialize, Serialize};
 
+/// The most tokens one attempt (a call's or a stream's `weight`) may spend.
+pub const MAX_WEIGHT: u32 = 1_000_000;
+
 use crate::classify::OperationKind;
 use crate::sorted_map::SortedMap;
 use bucket::Bucket;

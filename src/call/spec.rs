@@ -10,9 +10,6 @@ use crate::machine::Start;
 use crate::policy::Policy;
 use crate::redact::Secrets;
 
-/// The most tokens one request may weigh.
-const MAX_WEIGHT: u64 = 1_000_000;
-
 /// A call's options, read and checked.
 #[derive(Clone, Debug)]
 pub struct CallSpec {
@@ -61,7 +58,7 @@ impl CallSpec {
                 "priority" => call.priority = Some(priority(value)?),
                 "key" => call.key = Some(name(f, value)?),
                 "scope" => call.scope = Some(name(f, value)?),
-                "weight" => call.weight = whole(f, value, 1, MAX_WEIGHT)? as u32,
+                "weight" => call.weight = whole(f, value, 1, u64::from(crate::budget::MAX_WEIGHT))? as u32,
                 "deadlineMs" => deadline = Some(millis(f, value)?),
                 "readBody" => call.read_body = flag(f, value)?,
                 _ => return Err(InvalidOption::boxed(f, Problem::UnknownField)),

@@ -7,8 +7,6 @@ use crate::input::{Invalid, InvalidOption, Loose, Problem};
 use crate::policy::Policy;
 use crate::text::join;
 
-/// The most tokens one connection attempt may weigh (as a request).
-const MAX_WEIGHT: u64 = 1_000_000;
 /// The most messages a second `sendPerSecond` may allow.
 const MAX_SEND_PER_SECOND: u64 = 1_000_000;
 
@@ -46,7 +44,7 @@ impl StreamSpec {
             match f {
                 "policy" => spec.policy = Policy::for_streams().read_over(value)?,
                 "scope" => spec.scope = name(f, value)?,
-                "weight" => spec.weight = whole(f, value, 1, MAX_WEIGHT)? as u32,
+                "weight" => spec.weight = whole(f, value, 1, u64::from(crate::budget::MAX_WEIGHT))? as u32,
                 "minUptimeMs" => watch.min_uptime_ms = millis(f, value)?,
                 "staleAfterMs" => watch.stale_after_ms = unless_zero(millis(f, value)?),
                 "reconnectAfterStaleMs" => watch.reconnect_after_stale_ms = unless_zero(millis(f, value)?),

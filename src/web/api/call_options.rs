@@ -26,7 +26,6 @@ pub struct CallSpec {
 }
 
 /// The most a call may weigh (as the JavaScript `weight` option).
-const MAX_WEIGHT: u32 = 1_000_000;
 
 /// What one call asks beyond the client's defaults; `CallOptions::default()` asks nothing.
 ///
@@ -92,12 +91,12 @@ impl CallOptions {
     }
 }
 
-/// A weight within 1..=[`MAX_WEIGHT`], as the JavaScript `weight` option (a family's too).
+/// A weight within 1..=[`crate::budget::MAX_WEIGHT`], as the JavaScript `weight` option (a family's too).
 pub(super) fn check_weight(weight: u32) -> Result<(), InvalidOption> {
-    if (1..=MAX_WEIGHT).contains(&weight) {
+    let max = crate::budget::MAX_WEIGHT;
+    if (1..=max).contains(&weight) {
         return Ok(());
     }
-    let problem =
-        if weight == 0 { Problem::TooSmall { min: 1 } } else { Problem::TooLarge { max: u64::from(MAX_WEIGHT) } };
+    let problem = if weight == 0 { Problem::TooSmall { min: 1 } } else { Problem::TooLarge { max: u64::from(max) } };
     Err(InvalidOption::new("weight", problem))
 }
