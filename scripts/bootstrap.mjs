@@ -4,6 +4,7 @@
 // fleet tests) Debian's redis-server, and (for the Node integration suites on other release lines)
 // the Node binaries of scripts/node-lines.mjs.
 // Usage: node scripts/bootstrap.mjs [--browser] [--redis] [--node-lines] [--wasm-bindgen]
+//        node scripts/bootstrap.mjs wasm-bindgen   (that alone: npm test runs it beside the rest)
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -85,5 +86,6 @@ export const ensureRedis = () => ensureDebian(["/usr/bin/redis-server", "/usr/bi
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const flag = (name) => process.argv.includes(`--${name}`);
-  ensureToolchain({ browser: flag("browser"), redis: flag("redis"), nodeLines: flag("node-lines"), wasmBindgen: flag("wasm-bindgen") });
+  if (process.argv[2] === "wasm-bindgen") ensureWasmBindgen();
+  else ensureToolchain({ browser: flag("browser"), redis: flag("redis"), nodeLines: flag("node-lines"), wasmBindgen: flag("wasm-bindgen") });
 }

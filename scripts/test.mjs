@@ -103,7 +103,7 @@ const node = process.execPath;
 // Node lines) beside the one that compiles (wasm-bindgen-cli, only when missing), beside the core's
 // own tests, which need none of them.
 const setup = step("toolchain", node, ["scripts/bootstrap.mjs", ...(wants("wasm") ? ["--browser"] : []), ...(wants("js") ? ["--redis", "--node-lines"] : [])]);
-const bindgen = wants("wasm") ? step("wasm-bindgen-cli", node, ["scripts/bootstrap.mjs", "--wasm-bindgen"], { niced: true }) : Promise.resolve(true);
+const bindgen = wants("wasm") ? step("wasm-bindgen-cli", node, ["scripts/bootstrap.mjs", "wasm-bindgen"], { niced: true }) : Promise.resolve(true);
 const native = wants("rust") ? step("core (native)", "cargo", ["test", "--quiet"], { niced: true }) : Promise.resolve(true);
 
 let built = Promise.resolve(true);
