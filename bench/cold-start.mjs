@@ -4,12 +4,13 @@
 // symlinked), so each runtime picks its own entry through package.json "exports".
 //
 // * Node: a fresh `node` process per sample runs a small script in the project: performance.now()
-//   around `await import("retryline")` + `new RetryClient({ fetch: stub })`, then one call on an
+//   around `await import("retryline")` (and, a row of its own, the lean `retryline/fetch`) +
+//   `new RetryClient({ fetch: stub })`, then one call on an
 //   instant stub fetch. Also the process's own age at ready (performance.now() counts from its start)
 //   and the CPU time of the same spans (process.cpuUsage(): every thread, so background compilation
 //   too), which moves less than wall time when the machine is busy.
 // * Chromium (headless, /usr/bin/chromium): the Vite build of a page that does the same behind a
-//   dynamic import (lib/pages.mjs, "cold" pages), served from 127.0.0.1, each sample in a new browser
+//   dynamic import (lib/pages.mjs, "cold" pages: one per entry that has one), served from 127.0.0.1, each sample in a new browser
 //   context, with the CPU slowed 4× (CDP Emulation.setCPUThrottlingRate) before navigation; timed in
 //   the page with performance.now(). The first call goes to the page's own server (GET /ok). The
 //   same again unthrottled: Chromium's throttling is not a slower CPU but a second thread that
@@ -79,8 +80,8 @@ const t0 = performance.now();
 let t1;
 let cpu1;
 let res;
-if (id === "retryline") {
-  const { RetryClient } = await import("retryline");
+if (id === "retryline" || id === "retryline-fetch") {
+  const { RetryClient } = await import(id === "retryline" ? "retryline" : "retryline/fetch");
   const client = new RetryClient({ fetch: stub });
   t1 = performance.now();
   cpu1 = process.cpuUsage(cpu0);
@@ -110,6 +111,8 @@ process.stdout.write(JSON.stringify({ readyMs: t1 - t0, firstResponseMs: t2 - t0
 const nodeContenders = [
   { id: "none", name: "no library (stub call only)" },
   { id: "retryline", name: "retryline" },
+  // The lean entry where the package has it: in Node it compiles its inlined bytes (browser-fetch).
+  { id: "retryline-fetch", name: "retryline/fetch (the lean entry)", needsExport: "./fetch" },
   { id: "ky", name: "ky" },
   { id: "p-retry", name: "p-retry" },
 ];
@@ -132,9 +135,14 @@ function nodeSample(dir, id) {
   });
 }
 
+/** The package's export map as installed in the fresh project. */
+const exportsOf = (project) => JSON.parse(readFileSync(join(project.dir, "node_modules", "retryline", "package.json"), "utf8")).exports ?? {};
+
 async function coldNode(project, { samples, log }) {
   writeFileSync(join(project.dir, "cold-node.mjs"), NODE_SCRIPT);
-  const rows = await interleaved(nodeContenders, samples, (c) => nodeSample(project.dir, c.id), log);
+  const exportsMap = exportsOf(project);
+  const contenders = nodeContenders.filter((c) => !c.needsExport || c.needsExport in exportsMap);
+  const rows = await interleaved(contenders, samples, (c) => nodeSample(project.dir, c.id), log);
   return { samples, rows };
 }
 
@@ -145,7 +153,8 @@ async function coldChromium(project, { browser, samples, cpuThrottles, log }) {
   const servers = [];
   try {
     const pages = [];
-    for (const lib of pageLibraries.filter((l) => l.cold)) {
+    const exportsMap = exportsOf(project);
+    for (const lib of pageLibraries.filter((l) => l.cold && (!l.needsExport || l.needsExport in exportsMap))) {
       try {
         const { outDir } = await buildPage(project.dir, lib, "cold");
         const server = await serveDist(outDir);

@@ -61,7 +61,7 @@ const { measureStorm } = await import("./storm.mjs");
 const { measureReconnectStorm } = await import("./reconnect-storm.mjs");
 const { measureBreaker } = await import("./breaker.mjs");
 const { measureSize } = await import("./size.mjs");
-const { measurePerCall, perCallContenders } = await import("./per-call.mjs");
+const { measurePerCall, perCallContenders, OVER_P_RETRY_US } = await import("./per-call.mjs");
 const { measureMemory } = await import("./memory.mjs");
 const { measureBundle } = await import("./bundle.mjs");
 const { floorSize, buildFloor } = await import("./floor.mjs");
@@ -95,7 +95,7 @@ const results = {
 if (wanted("per-call") || wanted("size") || wanted("bundle")) {
   // The floor of the shape (bench/floor.mjs): built once (cargo, in target/floor), measured for size here
   // and per call in per-call.mjs.
-  log("bench: the floor of the shape (cargo build --features abi-fetch, wasm-opt -O1)");
+  log("bench: the floor of the shape (cargo build --features abi-fetch, wasm-opt as scripts/build.mjs)");
   try {
     buildFloor({ log });
     results.floor = { size: await floorSize({ log }), driverLines: readFileSync(new URL("./floor/driver.js", import.meta.url), "utf8").split("\n").length - 1 };
@@ -110,7 +110,7 @@ if (wanted("decisions")) {
 }
 if (wanted("wrapper-cost")) {
   log("bench: (a') wrapper cost with a stub fetch");
-  results.wrapperCost = { settings: settings.wrapperCost, rows: await measureWrapperCost(settings.wrapperCost) };
+  results.wrapperCost = { settings: settings.wrapperCost, rows: await measureWrapperCost(settings.wrapperCost), overPRetryUs: OVER_P_RETRY_US };
 }
 if (wanted("per-call")) {
   log("bench: per-call work with an instant stub fetch (success and retry paths)");

@@ -3,12 +3,14 @@
 //
 // Browsers: esbuild bundles an entry importing what a retrying GET needs (ESM, minified,
 // tree-shaken, `splitting` on, so each `import()` of the package becomes a chunk of its own, as
-// bundlers split them). Loaded = the entry chunk and the chunks it imports statically, and the .wasm
-// it fetches (`new URL("../pkg/browser.wasm", import.meta.url)`, which esbuild leaves as a URL); the
-// chunks behind `import()` load only with a call that needs them and are counted apart (lazy). The
-// inline entry (js/inline.js, "retryline/inline") carries its wasm as base64 in its JS. A third row
-// uses every export (RetryClient, Budget, RetryError, replay), and counts every chunk: what a page
-// that uses every feature loads.
+// bundlers split them). Loaded = the entry chunk and the chunks it imports statically; esbuild emits
+// no asset for `new URL("../pkg/browser.wasm", import.meta.url)`, so the page entries (the default
+// js/browser.js, the lean js/fetch.js) load their fallback, the inlined bytes (a chunk of their
+// own), counted as loaded. The chunks behind `import()` (asFetch, the tab locks) load only with a
+// call that needs them and are counted apart (lazy). The inline entry (js/inline.js,
+// "retryline/inline") carries its wasm as base64 in its JS. One row uses every export
+// (RetryClient, Budget, RetryError, replay), and counts every chunk: what a page that uses every
+// feature loads.
 //
 // Runtimes that don't download (Node, workerd, the Durable Object): the graph of the entry's
 // imports (esbuild's metafile: static and dynamic, as the files ship, unminified) and its wasm.
@@ -45,6 +47,7 @@ export const entries = [
   // esbuild emits no asset for `new URL(…, import.meta.url)`: the browser entry then loads its
   // fallback, the inlined bytes (a chunk of their own), not browser.wasm.
   { id: "retryline", name: "retryline, a retrying GET (browser entry; no asset from esbuild: the inlined bytes)", packages: ["retryline"], code: 'import { RetryClient } from "./js/browser.js"; export { RetryClient };', entry: "js/browser.js", fallback: /browser-inline/ },
+  { id: "retryline-fetch", name: "retryline/fetch, a retrying GET (the lean entry; no asset from esbuild: the inlined bytes)", packages: ["retryline"], code: 'import { RetryClient } from "./js/fetch.js"; export { RetryClient };', entry: "js/fetch.js", fallback: /browser-fetch-inline/ },
   { id: "retryline-all", name: "retryline, every export (RetryClient, Budget, RetryError, replay): all chunks", packages: ["retryline"], all: true,
     code: 'export { RetryClient, Budget, RetryError, replay } from "./js/browser.js";', entry: "js/browser.js", fallback: /browser-inline/ },
   ...(existsSync(`${root}/js/inline.js`)

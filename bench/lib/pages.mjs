@@ -1,15 +1,16 @@
 // Browser pages for the bundle and cold-start sections: their sources, their Vite builds (in the fresh
 // project, where "retryline" is the installed tarball and the peers are symlinked), what each build
 // emitted and which of it the page loads before its code runs, and a static server on 127.0.0.1 for
-// a build's dist/ (plus /ok → 200 "ok" and /fail → 503).
+// a build's dist/ (plus /ok → 200 "ok", /fail → 503, and a WebSocket handshake refused with a 503).
 //
 // Two pages per library:
 //   call  what a user writes to make one call: `import { RetryClient } from "retryline";
 //         new RetryClient().fetch(url)` (ky: `ky(url)`; p-retry: `pRetry(() => fetch(url) …)`).
-//         The result goes to window.__status, the same few bytes in every page. retryline has a
-//         second one, a page that uses every feature (a client with a store, a shared Budget, a
-//         keyed order, reconcile, resolve, asFetch, budget.snapshot(), replay, a stream), which loads every
-//         chunk the package splits off.
+//         The result goes to window.__status, the same few bytes in every page. retryline has one
+//         per entry (the default, the lean `retryline/fetch`, `retryline/inline`, `retryline/csp`),
+//         a page that streams from the start (a stream opened, then one call), and a page that uses
+//         every feature (a client with a store, a shared Budget, a keyed order, reconcile, resolve,
+//         asFetch, budget.snapshot(), replay, a stream), which loads every chunk the package splits off.
 //   cold  the same call behind a dynamic import, timed in the page with performance.now():
 //         import → ready (the import resolved and the client exists, so a call can be made)
 //         import → first response (the first call answered and its body read).
@@ -34,6 +35,37 @@ export const pageLibraries = [
     name: "retryline",
     call: `import { RetryClient } from "retryline";\nconst url = location.origin + "/ok";\nnew RetryClient().fetch(url)${report}\n`,
     cold: { load: `const { RetryClient } = await import("retryline");`, ready: "const client = new RetryClient();", first: "const res = await client.fetch(url);" },
+  },
+  {
+    // The lean entry: the fetch path alone, in a smaller wasm (package.json "./fetch").
+    id: "retryline-fetch",
+    name: "retryline/fetch (the lean entry)",
+    needsExport: "./fetch",
+    call: `import { RetryClient } from "retryline/fetch";\nconst url = location.origin + "/ok";\nnew RetryClient().fetch(url)${report}\n`,
+    cold: { load: `const { RetryClient } = await import("retryline/fetch");`, ready: "const client = new RetryClient();", first: "const res = await client.fetch(url);" },
+  },
+  {
+    // A page that streams from the start (the default entry): a stream opened, then one call. The
+    // page's server refuses the handshake (503), so the stream never connects; once the call has
+    // answered it is closed, and __status is 200 only if it stopped as closed ("aborted").
+    id: "retryline-stream",
+    name: "retryline, a page that streams from the start",
+    call: `import { RetryClient } from "retryline";
+const url = location.origin + "/ok";
+const client = new RetryClient();
+const stream = client.stream(location.origin.replace(/^http/, "ws") + "/ws");
+const stopped = new Promise((resolve) => stream.addEventListener("stop", (e) => resolve(e.reason)));
+client.fetch(url).then(
+  async (r) => {
+    await r.text();
+    stream.close();
+    const why = await stopped;
+    window.__status = why === "aborted" && stream.state === "stopped" ? r.status : "the stream stopped with " + why + ", state " + stream.state;
+  },
+  (e) => (stream.close(), (window.__status = String(e))),
+);
+`,
+    cold: null,
   },
   {
     // Every feature, each used once; __status is 200 only if each did what it should.
@@ -189,7 +221,8 @@ export function emittedFiles(outDir) {
 
 const MIME = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json" };
 
-/** Serves a dist folder on 127.0.0.1 (no caching), /ok (200) and /fail (503); records the paths asked for. */
+/** Serves a dist folder on 127.0.0.1 (no caching), /ok (200) and /fail (503), and refuses every
+ * WebSocket handshake with a bare 503 (a stream that never connects); records the paths asked for. */
 export async function serveDist(root) {
   const served = [];
   const server = createServer(async (req, res) => {
@@ -207,6 +240,11 @@ export async function serveDist(root) {
     } catch {
       res.writeHead(404).end("not found");
     }
+  });
+  server.on("upgrade", (req, socket) => {
+    served.push(decodeURIComponent(new URL(req.url, "http://x").pathname));
+    socket.on("error", () => {});
+    socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
   });
   await new Promise((resolve, reject) => {
     server.once("error", reject);
