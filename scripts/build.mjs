@@ -10,6 +10,7 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { ensureToolchain } from "./bootstrap.mjs";
 import { writeCommonJsTypes } from "./cjs-types.mjs";
+import { trapPanics } from "./panic-trap.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const quiet = process.argv.includes("--quiet");
@@ -54,12 +55,13 @@ function withLock(fn) {
 
 /** The wasm of each entry: the core's exports that its runtime runs (Cargo features, src/abi). */
 const FLAVOURS = [
-  // The lean entry of pages (`retryline/fetch`): the fetch path and budgets (also across tabs).
+  // The lean entry of pages (`retryline/fetch`): the fetch path and budgets of one realm.
   // Inlined too, for bundlers that emit no asset.
   { name: "browser-fetch", features: ["abi-fetch"], inline: true },
-  // The default entry of pages: the whole core — keyed calls, reconciliation, hedged reads, streams.
-  // Inlined for bundlers that emit no asset and `retryline/inline`; as JavaScript for `retryline/csp`.
-  { name: "browser", features: ["abi-hedge", "abi-reconcile", "abi-stream"], inline: true, javascript: true },
+  // The default entry of pages: the whole core — budgets across tabs, keyed calls, reconciliation,
+  // hedged reads, streams. Inlined for bundlers that emit no asset and `retryline/inline`; as
+  // JavaScript for `retryline/csp`.
+  { name: "browser", features: ["abi-tabs", "abi-hedge", "abi-reconcile", "abi-stream"], inline: true, javascript: true },
   // Pages that replay: the engine on a virtual clock alone (js/api/replay-page.js, inlined).
   { name: "replay", features: ["abi-replay"], inline: true, onlyInline: true },
   // Node and workerd: everything, with budgets leased from coordinators, replay and the worksheet.
@@ -82,13 +84,17 @@ function build(staging) {
   for (const flavour of FLAVOURS) {
     run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "--no-default-features", "--features", flavour.features.join(","), "--target-dir", target]);
     const wasmPath = `${root}/${staging}/${flavour.name}.wasm`;
+    // std's panic handler becomes the trap it ends in, and what only it reached goes (scripts/panic-trap.mjs).
+    const trapped = `${target}/${flavour.name}-trapped.wasm`;
+    writeFileSync(trapped, trapPanics(readFileSync(`${target}/wasm32-unknown-unknown/release/retryline.wasm`)));
     // -O1, not -Oz: -Oz's output is smaller raw but larger gzipped, and gzip is what ships. The
     // passes after it were kept for what they took off the gzip of browser.wasm (1.4 KiB in all);
     // ordering functions by name puts a module's side by side, and needs the names (stripped next).
     // The target_features section only tells linkers what the code uses: no runtime reads it.
     run(wasmOpt, ["-O1", "--optimize-instructions", "--rse", "--code-folding", "--converge", "--dae-optimizing",
       "--reorder-functions-by-name", "--strip-debug", "--strip-producers", "--strip-target-features", ...WASM_FEATURES.map((f) => `--enable-${f}`),
-      `${target}/wasm32-unknown-unknown/release/retryline.wasm`, "-o", wasmPath]);
+      trapped, "-o", wasmPath]);
+    rmSync(trapped);
     if (flavour.inline) {
       // `retryline/inline` gets the bytes inline: no asset URL to serve, a third more to download.
       const wasm = readFileSync(wasmPath);

@@ -39,8 +39,9 @@ function freeClient(c) {
 }
 
 /** `RetryClient` over `core` (js/core/index.js); `stream` and `worksheet` define those methods
- * where the entry has them. */
-export function defineRetryClient(core, Budget, RetryError, { stream, worksheet } = {}) {
+ * where the entry has them, and `beyond` (js/executor/beyond.js) carries out what its calls do
+ * beyond the fetch path. */
+export function defineRetryClient(core, Budget, RetryError, { stream, worksheet, beyond } = {}) {
   const callOptions = new Set(core.names.callOptions);
   if (defaultWaits.reset.length === 0) defaultWaits.reset.push(...(core.names.resetHeaders ?? []).map((name, i) => [i, name]));
   const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry(freeClient) : null;
@@ -58,6 +59,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet 
         core,
         handle,
         RetryError,
+        beyond,
         budgetObject,
         budget: budgetOf("RetryClient", budgetObject),
         fetch: read.fetch,

@@ -2,9 +2,8 @@
 // feed it events, take its effects. Every effect is an object the caller may keep: nothing here
 // hands out the core's slot.
 
-import { ABSENT, UNREADABLE, invalid } from "./instance.js";
+import { ABSENT, UNREADABLE, invalid, unknownEffect } from "./instance.js";
 import { encode } from "./wire.js";
-import { shareEffect } from "./share.js";
 
 /** Effect types (src/abi/call.rs). */
 export const NONE = 0;
@@ -54,7 +53,9 @@ const TIMER = 9;
 const ABORT_EVENT = 10;
 const NEWS = 11;
 
-export function callsOf(mem, code) {
+/** The calls of `mem`; `shareEffect` (./share.js) reads the steps on a budget shared beyond this
+ * realm, in the entries that have such budgets. */
+export function callsOf(mem, code, shareEffect = unknownEffect) {
   const x = mem.x;
 
   /** The effect the last export handed out, as an object; `wakeAt`: the call's timer (-1: none). */

@@ -9,8 +9,9 @@ import { budgetsOf } from "./budgets.js";
 
 /** The core of `instance`: `{ names, code, clients, budgets, calls, streams, replay }` (an area
  * this build or this entry lacks is undefined). `areas` gives the facades of the areas not every
- * entry has (`streams`: ./streams.js `streamsOf`, `replay`: ./replay.js `replayOf`), so that an
- * entry without them carries none of their code. */
+ * entry has (`streams`: ./streams.js `streamsOf`, `replay`: ./replay.js `replayOf`, `share`:
+ * ./share.js `shareEffect`, the steps on a budget shared beyond this realm), so that an entry
+ * without them carries none of their code. */
 export function coreOf(instance, areas = {}) {
   const mem = memoryOf(instance);
   const x = mem.x;
@@ -27,7 +28,7 @@ export function coreOf(instance, areas = {}) {
     code,
     clients: typeof x.rl_client_new === "function" ? clientsOf(mem) : undefined,
     budgets: typeof x.rl_budget_new === "function" ? budgetsOf(mem) : undefined,
-    calls: typeof x.rl_call_begin === "function" ? callsOf(mem, code) : undefined,
+    calls: typeof x.rl_call_begin === "function" ? callsOf(mem, code, areas.share) : undefined,
     streams: areas.streams !== undefined && typeof x.rl_stream_begin === "function" ? areas.streams(mem, code, names) : undefined,
     replay: areas.replay !== undefined && typeof x.rl_replay === "function" ? areas.replay(mem) : undefined,
   };

@@ -115,6 +115,11 @@ export function memoryOf(instance) {
   return mem;
 }
 
+/** Reads an effect of a type this entry does not know: it throws. */
+export function unknownEffect(mem, type) {
+  throw new Error(`retryline: the core handed out an effect this build does not know (${type})`);
+}
+
 /** `TypeError` or `RangeError` from a call that returned 0 with an invalid option; `context` names where it was given. */
 export function invalid(mem, context) {
   const message = `${context}: ${mem.text()}`;

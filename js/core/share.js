@@ -1,5 +1,8 @@
 // A machine's steps on a shared budget as the core hands them out (src/abi/share.rs): take the
-// share, let it go, visit a coordinator. The same for calls and streams.
+// share, let it go, visit a coordinator. The same for calls and streams; an entry whose budgets are
+// its realm's own (the lean one) has none.
+
+import { unknownEffect } from "./instance.js";
 
 export const ENTER = 11;
 export const LEAVE = 12;
@@ -22,6 +25,6 @@ export function shareEffect(mem, type) {
         visit: { weight: n(2), priority: n(3), earliest: n(4), latest: n(5), returned: n(6), hold: n(7), ban: n(8), within: n(9), breaker: n(10), probe: n(11) },
       };
     default:
-      throw new Error(`retryline: the core handed out an effect this build does not know (${type})`);
+      return unknownEffect(mem, type);
   }
 }

@@ -1,7 +1,8 @@
 // Option values in the wire form the core reads (src/abi/wire.rs): the shape of a JSON-like value
-// in text, its numbers apart, so the core never parses a number from text. Every read is guarded:
-// a getter or Proxy trap that throws becomes `!u"what it threw"`, which the core names as the
-// field that could not be read. Nothing here throws.
+// in text, its numbers apart, so the core never parses a number from text, and its strings as they
+// are (only `"` and `\` escaped), so it decodes no escapes. Every read is guarded: a getter or
+// Proxy trap that throws becomes `!u"what it threw"`, which the core names as the field that could
+// not be read. Nothing here throws.
 
 import { describe } from "../platform/describe.js";
 
@@ -25,12 +26,15 @@ export function encodeFields(pairs) {
   const numbers = [];
   let text = "{";
   for (const [key, value, error] of pairs) {
-    text += JSON.stringify(key) + (value === THREW ? unreadable(error) : write(value, 1, numbers, false));
+    text += quote(key) + (value === THREW ? unreadable(error) : write(value, 1, numbers, false));
   }
   return { text: `${text}}`, numbers };
 }
 
-const unreadable = (error) => `!u${JSON.stringify(describe(error))}`;
+/** A string as the wire carries it: between quotes, `"` and `\` escaped with a `\`. */
+const quote = (text) => `"${text.replace(/["\\]/g, "\\$&")}"`;
+
+const unreadable = (error) => `!u${quote(describe(error))}`;
 
 function write(value, depth, numbers, regexps) {
   switch (typeof value) {
@@ -42,7 +46,7 @@ function write(value, depth, numbers, regexps) {
       numbers.push(value);
       return "n";
     case "string":
-      return JSON.stringify(value);
+      return quote(value);
     case "function":
       return "!f";
     case "symbol":
@@ -76,10 +80,10 @@ function write(value, depth, numbers, regexps) {
       try {
         item = value[key];
       } catch (error) {
-        out += `${JSON.stringify(key)}${unreadable(error)}`;
+        out += `${quote(key)}${unreadable(error)}`;
         continue;
       }
-      out += JSON.stringify(key) + write(item, depth + 1, numbers, regexps);
+      out += quote(key) + write(item, depth + 1, numbers, regexps);
     }
     return `${out}}`;
   } catch (error) {

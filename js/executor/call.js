@@ -1,17 +1,14 @@
 // Carries out one call's machine (src/call through js/core/calls.js): it does what each effect
-// says — a request, an abort, a store call, the caller's predicate or status query, a report, a
-// step on the shared budget — and feeds back what happened (./drive.js). It decides nothing.
+// says — a request, an abort, the caller's predicate, a report, and, through ./beyond.js where the
+// entry has them, a store call, a status query or a step on a shared budget — and feeds back what
+// happened (./drive.js). It decides nothing.
 
 import { FULFILLED, REJECTED, aborted, follow } from "../platform/race.js";
 import { describe } from "../platform/describe.js";
-import { abortWith, attempt, statusQuery } from "../platform/attempt.js";
-import { storeCall } from "../platform/store-call.js";
+import { abortWith, attempt } from "../platform/attempt.js";
 import { tell } from "../platform/observers.js";
 import { disarm, driven, feed } from "./drive.js";
-import { releaseHeld, shareStep } from "./share.js";
-import { SEND, ABORT, GET, SET, DELETE, ASK, QUERY, REPORT, DONE, READ_BODY, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING } from "../core/calls.js";
-
-const STORE_METHODS = { [GET]: "get", [SET]: "set", [DELETE]: "delete" };
+import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING } from "../core/calls.js";
 
 /** Runs prepared call `call` (js/api/retry-client.js made it) to its settling. */
 export function run(call) {
@@ -57,20 +54,8 @@ function perform(call, effect) {
       flight.done = true;
       return abortWith(flight.controller, effect.timedOut);
     }
-    case GET:
-    case SET:
-    case DELETE:
-      return storeCall(call.c, STORE_METHODS[effect.type], call.key, effect.value, (answer) => feed(call, (m, h, t, w) => m.stored(h, t, w, effect.seq, answer)));
     case ASK:
       return ask(call, effect);
-    case QUERY: {
-      const n = effect.attempt;
-      const flight = statusQuery(call.statusQuery, n, call.c.core.names.evidence, {
-        answer: (evidence, words) => feed(call, (m, h, t, w) => m.queryAnswer(h, t, w, n, evidence, words)),
-        broke: (error) => abandon(call, error),
-      });
-      return void call.flights.set(n, flight);
-    }
     case REPORT:
       return tell([call.c.onAttempt, call.onAttempt], effect.records, (records) => label(call, records));
     case DONE:
@@ -84,7 +69,8 @@ function perform(call, effect) {
     case GONE:
       return abandon(call, new TypeError("retryline: the client or its budget was freed while the call ran"));
     default:
-      return shareStep(call, effect, (step) => feed(call, step));
+      // A store call, a status query, a step on a shared budget: none comes from the lean entry's core.
+      return call.c.beyond.perform(call, effect, abandon);
   }
 }
 
@@ -133,7 +119,7 @@ function end(call) {
     } catch {}
   }
   call.body?.cancel();
-  releaseHeld(call);
+  call.c.beyond?.end(call);
   for (const flight of call.flights.values()) {
     if (flight.done || flight.settled) continue;
     flight.done = true;

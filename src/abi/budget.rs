@@ -5,7 +5,7 @@ use super::io::{self, with_input};
 use super::state::BUDGETS;
 use super::{invalid, ms};
 use crate::budget::{Budget, BudgetConfig};
-use crate::input::{At, Invalid, Loose};
+use crate::input::{At, Invalid, InvalidOption, Loose, Problem};
 
 /// A budget from its options (wire form, without `coordinator` or `redis`, which the glue reads),
 /// kept as `sharing` says: 0 this realm's, 1 across tabs, 2 leased from coordinators (whose first
@@ -17,8 +17,10 @@ pub extern "C" fn rl_budget_new(opts: u32, sharing: u32, join_ms: f64) -> u32 {
     let read = with_input(|input| input.wire(opts).map_err(|e| e.at("options")).and_then(config));
     match read {
         Ok(config) => {
+            #[cfg_attr(not(any(feature = "tabs", feature = "leases")), allow(unused_mut))]
             let mut budget = Budget::new(config);
             match sharing {
+                #[cfg(feature = "tabs")]
                 1 => budget.share_across_tabs(),
                 #[cfg(feature = "leases")]
                 2 => budget.lease_from_coordinators(ms(join_ms)),
@@ -47,11 +49,16 @@ pub extern "C" fn rl_budget_visited(handle: u32) {
     });
 }
 
-/// The limits from `options`; `share` is checked as a name and left to the glue.
+/// The limits from `options`; `share` is checked as a name and left to the glue. A build that can
+/// share a budget neither across tabs nor through coordinators (the lean entry's) refuses it.
 pub fn config(options: Loose) -> Result<BudgetConfig, Invalid> {
     let Loose::Map(mut entries) = options else { return BudgetConfig::read(&options) };
     if let Some(at) = entries.iter().position(|(k, _)| k == "share") {
         if let Some((_, share)) = crate::sorted_map::remove_at(&mut entries, at) {
+            if !share.is_absent() && !cfg!(any(feature = "tabs", feature = "leases")) {
+                let what = "a budget shared across tabs";
+                return Err(InvalidOption::boxed("share", Problem::NotInThisEntry { what, import: "Budget" }));
+            }
             if !share.is_absent() {
                 crate::input::read::name("share", &share)?;
             }

@@ -26,7 +26,7 @@ use super::{invalid, ms};
 use crate::call::{Call, CallSpec, Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
 use crate::classify::Observed;
 use crate::input::{Invalid, InvalidOption, Loose, Problem};
-use crate::json::{to_json, FromLoose, Object};
+use crate::json::{to_json, Object};
 use crate::machine::Operation;
 use crate::reconcile::Evidence;
 use crate::redact::Secrets;
@@ -78,7 +78,7 @@ pub extern "C" fn rl_call_begin(client: u32, budget: u32) -> u32 {
             let reconciles = cfg!(feature = "reconcile");
             let call = match purpose as u32 {
                 1 | 2 if !reconciles => {
-                    Err((InvalidOption::boxed("key", Problem::NotInThisEntry { what: "reconciliation" }), 0.0))
+                    Err((InvalidOption::boxed("key", Problem::NotInThisEntry { what: "reconciliation", import: "RetryClient" }), 0.0))
                 }
                 1 => reconcile(owner, key, options, settings, now, wall),
                 2 => resolve(owner, key, state, settings, now, wall),
@@ -133,7 +133,7 @@ fn fetch(
 
 /// A call this build cannot run: the entry that can is named.
 fn lacking(spec: &CallSpec) -> Result<(), Invalid> {
-    let lacks = |field: &str, what: &'static str| Err(InvalidOption::boxed(field, Problem::NotInThisEntry { what }));
+    let lacks = |field: &str, what: &'static str| Err(InvalidOption::boxed(field, Problem::NotInThisEntry { what, import: "RetryClient" }));
     if spec.key.is_some() && !cfg!(feature = "keyed") {
         return lacks("key", "a keyed call");
     }
@@ -208,9 +208,7 @@ pub extern "C" fn rl_call_event(handle: u32, event: u32) -> u32 {
         let event = match event {
             0 => Event::Go,
             1 => {
-                let state =
-                    input.wire(len(b)).ok().and_then(|s| crate::budget::shared::SharedState::read_loose(&s).ok());
-                Event::Entered(a as u32, state)
+                Event::Entered(a as u32, share::entered_state(input, len(b)))
             }
             2 => Event::BodyRead(a == 1.0),
             3 => Event::Headed(a as u32),

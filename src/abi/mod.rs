@@ -10,8 +10,8 @@
 //! can never unwind through a wasm frame.
 //!
 //! Values JavaScript holds (clients, budgets, calls, streams) are handles into [`slab`]s. Each build
-//! carries the exports its entry runs (Cargo features `abi-fetch`, `abi-keyed`, `abi-hedge`,
-//! `abi-stream`, `abi-authority`…).
+//! carries the exports its entry runs (Cargo features `abi-fetch`, `abi-tabs`, `abi-keyed`,
+//! `abi-hedge`, `abi-stream`, `abi-authority`…).
 
 mod cell;
 mod io;

@@ -7,7 +7,17 @@
 //! | 13 | visit the scope's coordinator | seq, waits, weight, priority code, earliest, latest, returned, hold, ban (wall ms), within ms, breaker (wall ms), probe | the scope |
 
 use super::io;
+use crate::budget::shared::SharedState;
 use crate::budget::sharing::Share;
+
+/// The stored state an `Entered` event carries (`len` bytes of wire form; absent: none read). Only a
+/// budget shared across tabs takes one up: a build without them reads none.
+pub fn entered_state(input: &mut io::Input, len: u32) -> Option<SharedState> {
+    if !cfg!(feature = "tabs") {
+        return None;
+    }
+    input.wire(len).ok().and_then(|s| crate::json::FromLoose::read_loose(&s).ok())
+}
 
 /// Hands a step on the shared budget out: its code, numbers and text.
 pub fn hand_out(share: Share) -> u32 {

@@ -24,9 +24,8 @@ use super::io::{self, len, with_args};
 use super::slab::Slab;
 use super::state::{BUDGETS, CLIENTS};
 use super::{invalid, ms};
-use crate::budget::shared::SharedState;
 use crate::call::Ctx;
-use crate::json::{to_json, FromLoose};
+use crate::json::to_json;
 use crate::reason::Reason;
 use crate::stream::session::{Session, SessionEffect, SessionEvent, SessionSettings, StreamState};
 use crate::stream::{Stream, StreamSpec};
@@ -101,7 +100,7 @@ pub extern "C" fn rl_stream_event(handle: u32, event: u32) -> u32 {
         let text = |input: &mut io::Input, n: f64| input.optional(len(n)).map(str::to_owned);
         let event = match event {
             0 => SessionEvent::Start,
-            1 => SessionEvent::Entered(link, input.wire(len(b)).ok().and_then(|s| SharedState::read_loose(&s).ok())),
+            1 => SessionEvent::Entered(link, super::share::entered_state(input, len(b))),
             2 => SessionEvent::Opened(link),
             3 => {
                 SessionEvent::OnOpenDone(link, if b == 1.0 { Ok(()) } else { Err(text(input, c).unwrap_or_default()) })

@@ -1,10 +1,10 @@
 //! Option values as the JavaScript glue writes them (js/core/wire.js): the shape of a JSON-like
 //! value in text, its numbers apart as `f64`s, so no number is ever parsed from text here.
 //!
-//! `_` absent · `t` `f` booleans · `n` the next number · `"…"` a string (JSON escapes) · `[…]` a
-//! list · `{"key" value …}` an object · `!` and a letter for what JSON has no form of: `f`
-//! function, `s` symbol, `b` BigInt, `r` RegExp, `d` nested too deeply, `l` a list too long, and
-//! `u"…"` a value whose getter threw (what it threw).
+//! `_` absent · `t` `f` booleans · `n` the next number · `"…"` a string (its UTF-8, `"` and `\`
+//! escaped by a `\`) · `[…]` a list · `{"key" value …}` an object · `!` and a letter for what JSON
+//! has no form of: `f` function, `s` symbol, `b` BigInt, `r` RegExp, `d` nested too deeply, `l` a
+//! list too long, and `u"…"` a value whose getter threw (what it threw).
 
 use crate::input::{At, Invalid, InvalidOption, Loose, Problem};
 
@@ -125,77 +125,22 @@ impl Reader<'_> {
         }))
     }
 
-    /// The rest of a JSON string whose opening quote was read.
+    /// The rest of a string whose opening quote was read. The glue escapes only `"` and `\` (a
+    /// backslash before each), so the bytes are the string's own: no JSON escapes to decode.
     fn string(&mut self) -> Option<String> {
-        let start = self.at;
-        // Fast path: no escapes.
-        while let Some(&byte) = self.bytes.get(self.at) {
-            match byte {
-                b'"' => {
-                    let text = self.bytes.get(start..self.at).and_then(|b| std::str::from_utf8(b).ok());
-                    self.at += 1;
-                    return match text {
-                        Some(text) => Some(text.to_owned()),
-                        None => self.fail(malformed()),
-                    };
-                }
-                b'\\' => break,
-                _ => self.at += 1,
-            }
-        }
-        let Some(head) = self.bytes.get(start..self.at) else { return self.fail(malformed()) };
-        let mut out: Vec<u8> = head.to_vec();
+        let mut out = Vec::new();
         loop {
-            match self.next() {
-                Some(b'"') => {
-                    return match String::from_utf8(out) {
-                        Ok(text) => Some(text),
-                        Err(_) => self.fail(malformed()),
-                    }
-                }
-                Some(b'\\') => {
-                    let c = match self.next() {
-                        Some(b'n') => '\n',
-                        Some(b't') => '\t',
-                        Some(b'r') => '\r',
-                        Some(b'b') => '\u{8}',
-                        Some(b'f') => '\u{c}',
-                        Some(b'u') => self.unicode()?,
-                        Some(other) => char::from(other),
-                        None => return self.fail(malformed()),
-                    };
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                }
-                Some(byte) => out.push(byte),
-                None => return self.fail(malformed()),
-            }
+            let byte = match self.next() {
+                Some(b'"') => break,
+                Some(b'\\') => self.next(),
+                byte => byte,
+            };
+            let Some(byte) = byte else { return self.fail(malformed()) };
+            out.push(byte);
         }
-    }
-
-    fn hex4(&mut self) -> Option<u32> {
-        let mut n = 0;
-        for _ in 0..4 {
-            let digit = self.next().and_then(|b| char::from(b).to_digit(16));
-            let Some(digit) = digit else { return self.fail(malformed()) };
-            n = n * 16 + digit;
+        match String::from_utf8(out) {
+            Ok(text) => Some(text),
+            Err(_) => self.fail(malformed()),
         }
-        Some(n)
-    }
-
-    /// A `\uXXXX` escape (a surrogate pair is two); a lone surrogate reads as U+FFFD.
-    fn unicode(&mut self) -> Option<char> {
-        let first = self.hex4()?;
-        if (0xD800..0xDC00).contains(&first) && self.bytes.get(self.at..self.at + 2) == Some(b"\\u") {
-            let back = self.at;
-            self.at += 2;
-            let second = self.hex4()?;
-            if (0xDC00..0xE000).contains(&second) {
-                let code = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
-                return Some(char::from_u32(code).unwrap_or('\u{FFFD}'));
-            }
-            self.at = back;
-        }
-        Some(char::from_u32(first).unwrap_or('\u{FFFD}'))
     }
 }

@@ -6,6 +6,12 @@
 //! its news is stale, and tells it of the holds and bans a step set. A call or a stream never
 //! steps on a shared budget outside its bracket ([`Bracket`]): the machine queues the events that
 //! arrive while it waits for the budget, and steps on them once it has it.
+//!
+//! A build with neither way of sharing (the lean entry's, `tabs` and `leases` off) keeps every
+//! budget in its realm: a bracket is then always taken at once, and what waits for a share is unused.
+#![cfg_attr(not(any(feature = "tabs", feature = "leases")), allow(dead_code))]
+// The stored state, and what a step left to store, are the tabs' alone.
+#![cfg_attr(not(feature = "tabs"), allow(unused_variables))]
 
 #[cfg(feature = "leases")]
 use super::contact::Contacts;
@@ -14,6 +20,7 @@ use super::shared::SharedState;
 use super::{Ask, Budget, Priority};
 
 /// How far a wall-clock end may move between clocks and still be the same end.
+#[cfg(feature = "tabs")]
 const WALL_SLACK_MS: u64 = 5;
 /// A bracket the shell did not answer in its time (and this much more) goes on without it.
 const ENTER_GRACE_MS: u64 = 50;
@@ -29,6 +36,7 @@ pub enum Sharing {
     #[default]
     Local,
     /// The origin's tabs, frames and workers: a lock, and the state in storage.
+    #[cfg(feature = "tabs")]
     Tabs,
     /// A coordinator per scope, which leases tokens and hears of holds, bans and the breaker.
     #[cfg(feature = "leases")]
@@ -37,6 +45,7 @@ pub enum Sharing {
 
 impl Budget {
     /// Shares this budget with the origin's other realms: every step then takes the share.
+    #[cfg(feature = "tabs")]
     pub fn share_across_tabs(&mut self) {
         self.sharing = Sharing::Tabs;
     }
@@ -225,6 +234,7 @@ impl<E> Bracket<E> {
         let within = step.deadline.saturating_sub(now).max(AT_DEADLINE_MS);
         match &budget.sharing {
             Sharing::Local => Some(event),
+            #[cfg(feature = "tabs")]
             Sharing::Tabs => {
                 self.seq = self.seq.wrapping_add(1);
                 out.push(Share::Enter { seq: self.seq, within_ms: within });
@@ -273,12 +283,14 @@ impl<E> Bracket<E> {
             }
             // It gave up on this one: a lock granted since is let go without a write.
             _ => {
+                #[cfg(feature = "tabs")]
                 if matches!(budget.sharing, Sharing::Tabs) {
                     out.push(Share::Leave { state: None, news: false });
                 }
                 return Answered::Late;
             }
         }
+        #[cfg(feature = "tabs")]
         if let (Sharing::Tabs, Some(state)) = (&budget.sharing, state) {
             budget.import(state, now, wall);
         }
@@ -312,6 +324,7 @@ impl<E> Bracket<E> {
         self.stand = Stand::Out;
         match &budget.sharing {
             Sharing::Local => {}
+            #[cfg(feature = "tabs")]
             Sharing::Tabs => {
                 let Some((hold, ban)) = before else { return };
                 let (now_hold, now_ban) = budget.waits_wall(step.scope, now, wall);

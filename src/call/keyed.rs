@@ -147,7 +147,7 @@ impl Call {
 
     /// Whether the call holds its key (reconciliation reads it too).
     pub(super) fn keyed(&self) -> bool {
-        self.purpose() == Purpose::Fetch && self.owns_key
+        matches!(self.purpose(), Purpose::Fetch) && self.owns_key
     }
 }
 

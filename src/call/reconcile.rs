@@ -178,7 +178,7 @@ impl Call {
 
     /// Whether the reconciliation ended escalated.
     pub fn escalated(&self) -> bool {
-        self.purpose() == Purpose::Reconcile && self.ending().1
+        matches!(self.purpose(), Purpose::Reconcile) && self.ending().1
     }
 
     /// `{ key, resolved, state, escalated, records, storeError? }`.

@@ -81,7 +81,7 @@ impl Call {
             Object::new(&mut out).field("message", message).end();
             return out;
         }
-        if self.purpose() != Purpose::Fetch && !self.store_failed {
+        if !matches!(self.purpose(), Purpose::Fetch) && !self.store_failed {
             return to_json(&self.reconciled());
         }
         let key = self.op.key();

@@ -71,6 +71,8 @@ pub enum Problem {
     NotInThisEntry {
         /// The feature, for the message.
         what: &'static str,
+        /// The class to import from the default entry instead (`RetryClient`, `Budget`).
+        import: &'static str,
     },
 }
 
@@ -210,10 +212,12 @@ impl InvalidOption {
                 (" as well", "")
             }
             Problem::Unreadable { detail } => (" could not be read: ", detail.as_str()),
-            Problem::NotInThisEntry { what } => {
+            Problem::NotInThisEntry { what, import } => {
                 out.push_str(" asks for ");
                 out.push_str(what);
-                (", which retryline/fetch leaves out: import { RetryClient } from \"retryline\"", "")
+                out.push_str(", which retryline/fetch leaves out: import { ");
+                out.push_str(import);
+                (" } from \"retryline\"", "")
             }
         };
         out.push_str(text);

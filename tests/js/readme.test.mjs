@@ -340,7 +340,7 @@ const expectations = [
   },
   {
     marker: 'from "retryline/fetch"; // the fetch path alone',
-    title: "the lean entry: calls retried as the default entry's are; a stream or a key is a TypeError naming \"retryline\"",
+    title: "the lean entry: calls retried as the default entry's are; a stream, a key or a shared budget is a TypeError naming \"retryline\"",
     async run(block) {
       await runBlock(block);
       const lean = await import(pathToFileURL(node.fetch).href);
@@ -352,6 +352,9 @@ const expectations = [
       const keyed = await rejection(client.fetch(`${mock.url}${ORDER}`, { method: "POST" }, { key: "lean-1" }));
       assert.ok(keyed instanceof TypeError && /"retryline"/.test(keyed.message), String(keyed));
       assert.deepEqual(statuses(ORDER), [], "nothing sent");
+      // A budget shared across tabs is the default entry's: the lean core has none of its code.
+      assert.throws(() => new lean.Budget({ share: "exchange" }), (e) => e instanceof TypeError && /share/.test(e.message) && /import \{ Budget \} from "retryline"/.test(e.message));
+      assert.equal(new lean.Budget({}).share, undefined);
     },
   },
   {
