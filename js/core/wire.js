@@ -10,13 +10,20 @@ import { describe } from "../platform/describe.js";
 const MAX_DEPTH = 32;
 /** Longer than any option's list; stops a `length` of 2^32 from taking forever. */
 const MAX_ITEMS = 100_000;
+/** More values than any options hold: objects that point at each other many times (an SDK's
+ * provider) would otherwise be written 2^depth times over. */
+const MAX_VALUES = 100_000;
 
 /** `{ text, numbers }` of `value`; `regexps` lets RegExps through as such (`redact`). */
 export function encode(value, regexps = false) {
   const numbers = [];
-  const text = write(value, 0, numbers, regexps);
+  const text = write(value, 0, numbers, regexps, walk());
   return { text, numbers };
 }
+
+/** What one encoding has been through: the objects on the way down (a cycle is one of them
+ * again) and how many values it has written. */
+const walk = () => ({ path: new Set(), values: 0 });
 
 /** An object from fields the glue has read itself: `[key, value]`, or `[key, THREW, error]`
  * for one whose getter threw. */
@@ -24,9 +31,10 @@ export const THREW = Symbol("threw");
 
 export function encodeFields(pairs) {
   const numbers = [];
+  const seen = walk();
   let text = "{";
   for (const [key, value, error] of pairs) {
-    text += quote(key) + (value === THREW ? unreadable(error) : write(value, 1, numbers, false));
+    text += quote(key) + (value === THREW ? unreadable(error) : write(value, 1, numbers, false, seen));
   }
   return { text: `${text}}`, numbers };
 }
@@ -36,7 +44,8 @@ const quote = (text) => `"${text.replace(/["\\]/g, "\\$&")}"`;
 
 const unreadable = (error) => `!u${quote(describe(error))}`;
 
-function write(value, depth, numbers, regexps) {
+function write(value, depth, numbers, regexps, seen) {
+  if (++seen.values > MAX_VALUES) return "!z";
   switch (typeof value) {
     case "undefined":
       return "_";
@@ -55,7 +64,8 @@ function write(value, depth, numbers, regexps) {
       return "!b";
   }
   if (value === null) return "_";
-  if (depth >= MAX_DEPTH) return "!d";
+  if (depth >= MAX_DEPTH || seen.path.has(value)) return "!d";
+  seen.path.add(value);
   try {
     if (regexps && value instanceof RegExp) return "!r";
     if (Array.isArray(value)) {
@@ -70,7 +80,7 @@ function write(value, depth, numbers, regexps) {
           out += unreadable(error);
           continue;
         }
-        out += write(item, depth + 1, numbers, regexps);
+        out += write(item, depth + 1, numbers, regexps, seen);
       }
       return `${out}]`;
     }
@@ -83,11 +93,13 @@ function write(value, depth, numbers, regexps) {
         out += `${quote(key)}${unreadable(error)}`;
         continue;
       }
-      out += quote(key) + write(item, depth + 1, numbers, regexps);
+      out += quote(key) + write(item, depth + 1, numbers, regexps, seen);
     }
     return `${out}}`;
   } catch (error) {
     return unreadable(error);
+  } finally {
+    seen.path.delete(value);
   }
 }
 

@@ -3,8 +3,9 @@
 //!
 //! `_` absent · `t` `f` booleans · `n` the next number · `"…"` a string (its UTF-8, `"` and `\`
 //! escaped by a `\`) · `[…]` a list · `{"key" value …}` an object · `!` and a letter for what JSON
-//! has no form of: `f` function, `s` symbol, `b` BigInt, `r` RegExp, `d` nested too deeply, `l` a
-//! list too long, and `u"…"` a value whose getter threw (what it threw).
+//! has no form of: `f` function, `s` symbol, `b` BigInt, `r` RegExp, `d` nested too deeply or a
+//! cycle, `l` a list too long, `z` more values than any option holds, and `u"…"` a value whose
+//! getter threw (what it threw).
 
 use crate::input::{At, Invalid, InvalidOption, Loose, Problem};
 
@@ -117,6 +118,7 @@ impl Reader<'_> {
             Some(b'r') => "a RegExp",
             Some(b'd') => "an object nested too deeply (a cycle?)",
             Some(b'l') => "an array too long to be an option",
+            Some(b'z') => "a value too large to be an option (more than 100 000 values)",
             Some(b'u') if self.next() == Some(b'"') => {
                 let detail = self.string()?;
                 return self.fail(InvalidOption::boxed("", Problem::Unreadable { detail }));
