@@ -11,8 +11,11 @@
 /** A call's deadline from `init.timeout` leaves at least this much to each attempt it still starts. */
 const MIN_ATTEMPT_MS = 1000;
 
-const UNKNOWN =
-  "the order was sent and its outcome is unknown: reconcile it (client.reconcile), do not resubmit it";
+/** What an order in doubt that asFetch ends says: reconcile it where a key lets it be reconciled. */
+const unknownAdvice = (key) =>
+  typeof key === "string"
+    ? "the order was sent and its outcome is unknown: reconcile it (client.reconcile), do not resubmit it"
+    : "the request was sent and its outcome is unknown; without a key nothing can reconcile it: check by your own means before sending it again";
 
 /** Reads `object[key]` as fetch reads its init: a throwing getter rejects the call. */
 const read = (object, key) => (object === null || object === undefined ? undefined : object[key]);
@@ -68,14 +71,14 @@ function settle(error, RetryError, signal) {
       return unknown(error);
     case "aborted":
       if (orderInDoubt(error)) {
-        const message = `${error.message}; ${UNKNOWN}`;
+        const message = `${error.message}; ${unknownAdvice(error.key)}`;
         return unknown(new RetryError("unknown-outcome", message, { response: error.response, records: error.records, key: error.key, cause: error }));
       }
       return { thrown: signal?.aborted ? signal.reason : new DOMException("The operation was aborted.", "AbortError") };
     case "deadline":
       if (error.response) return { response: error.response };
       if (orderInDoubt(error)) {
-        return unknown(new RetryError("unknown-outcome", `${error.message}; ${UNKNOWN}`, { records: error.records, key: error.key, cause: error }));
+        return unknown(new RetryError("unknown-outcome", `${error.message}; ${unknownAdvice(error.key)}`, { records: error.records, key: error.key, cause: error }));
       }
       return { thrown: timeoutError(`retryline: ${error.message}`, error) };
     default:

@@ -2,7 +2,7 @@
 //! says: the response of the winning request, or the error an operator reads.
 
 use super::{Call, Ctx, Done, Effect, Purpose, Stage};
-use crate::failure::{refusal_detail, Cut, Failure, Note};
+use crate::failure::{refusal_detail, Cut, Failure, Note, UNKEYED_UNKNOWN};
 use crate::json::{to_json, Object, ToJson};
 use crate::reason::Reason;
 use crate::record::{AttemptRecord, Pending};
@@ -97,7 +97,12 @@ impl Call {
             Some((refusal, records)) => {
                 (Reason::UnknownOutcome, records.as_slice(), Some(refusal_detail(*refusal, key.unwrap_or_default())))
             }
-            None => (self.op.stopped().map_or(Reason::Aborted, |s| s.reason), self.op.records(), None),
+            None => {
+                let reason = self.op.stopped().map_or(Reason::Aborted, |s| s.reason);
+                // Without a key nothing can reconcile it: say what the caller can do instead.
+                let detail = (reason == Reason::UnknownOutcome && key.is_none()).then(|| UNKEYED_UNKNOWN.to_owned());
+                (reason, self.op.records(), detail)
+            }
         };
         let message = Failure { method, url, reason, records, detail: detail.as_deref(), note: &self.note }.message();
         to_json(&Stopped { reason, message, records, key, cause: self.cause.as_deref() })

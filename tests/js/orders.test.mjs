@@ -70,6 +70,24 @@ test("1. an order executed with its response dropped ends unknown, is reconciled
   assert.match(error.records[0].url, /signature=REDACTED/);
 });
 
+test("1a. a keyless POST whose outcome is unknown says nothing can reconcile it, and what to do instead", async () => {
+  const client = new RetryClient({ policy: { attemptTimeoutMs: 2000 } });
+  mock.script(ORDER, [{ action: "execute-then-drop" }], { method: "POST" });
+  const error = await rejection(client.fetch(`${mock.url}${ORDER}`, { method: "POST", body: "{}" }));
+  assert.equal(error.reason, "unknown-outcome");
+  assert.equal(error.key, undefined);
+  assert.match(error.message, /without a key nothing can reconcile it: check by your own means/);
+  assert.doesNotMatch(error.message, /reconcile it,|client\.reconcile/);
+  assert.equal(orderRequests(), 1, "sent once");
+  // Through asFetch, the same: no advice that cannot be followed.
+  mock.script(ORDER, [{ action: "execute-then-drop" }], { method: "POST" });
+  const thrown = await rejection(client.asFetch()(`${mock.url}${ORDER}`, { method: "POST", body: "{}" }));
+  assert.ok(thrown instanceof TypeError, String(thrown));
+  assert.match(thrown.message, /nothing can reconcile it/);
+  assert.doesNotMatch(thrown.message, /client\.reconcile/);
+  assert.equal(orderRequests(), 2);
+});
+
 test("1b. a 5xx or a timed-out order is unknown too; not-found is not proof and keeps querying", async () => {
   const client = new RetryClient({ store: new Map(), policy: { attemptTimeoutMs: 300 } });
   mock.script(ORDER, [{ action: "execute-then-hang" }], { method: "POST" });
