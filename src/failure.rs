@@ -81,7 +81,7 @@ pub fn explain(reason: Reason, limit: Option<Limit>) -> &'static str {
 }
 
 /// An unknown outcome of a call without a key: nothing can reconcile it, so the advice is the caller's own.
-pub const UNKEYED_UNKNOWN: &str = "the request may have been processed, and without a key nothing can reconcile it: check by your own means before sending it again, and give orders a key (call option key) next time";
+pub const UNKEYED_UNKNOWN: &str = "it may have been processed, and without a key nothing can reconcile it: check by your own means before sending it again";
 
 /// Why a keyed call may not run now, in place of the standard explanation.
 pub fn refusal_detail(refusal: Refusal, key: &str) -> String {

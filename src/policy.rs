@@ -337,6 +337,9 @@ fn statuses(field: &str, value: &Loose) -> Result<Vec<u16>, Invalid> {
         if !(100..=599).contains(&code) {
             return Err(InvalidOption::boxed(field, Problem::NotAStatus));
         }
+        if (200..=399).contains(&code) {
+            return Err(InvalidOption::boxed(field, Problem::SuccessStatus { status: code as u16 }));
+        }
         out.push(code as u16);
     }
     Ok(out)

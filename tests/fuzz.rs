@@ -1088,7 +1088,7 @@ fn check_policy(policy: &Policy, options: &Loose) -> Result<(), TestCaseError> {
     prop_assert!(policy.attempt_timeout_ms() <= policy.deadline_ms(), "{policy:?}");
     prop_assert!(policy.attempt_timeout_ms() >= 1, "{policy:?}");
     prop_assert!((1..=10_000).contains(&policy.max_attempts()), "{policy:?}");
-    prop_assert!(policy.retry_on().iter().all(|s| (100..=599).contains(s)), "{policy:?}");
+    prop_assert!(policy.retry_on().iter().all(|s| (100..=599).contains(s) && !(200..=399).contains(s)), "{policy:?}");
     for (field, got) in [
         ("baseDelayMs", policy.base_delay_ms()),
         ("maxDelayMs", policy.max_delay_ms()),
@@ -1437,7 +1437,9 @@ fn outcome_gens(wall_zero: u64) -> impl Strategy<Value = OutcomeGen> {
 /// A valid policy as JSON: usually everyday values, sometimes extreme ones.
 fn policy_json() -> BoxedStrategy<Value> {
     let jitter = prop::sample::select(vec!["full", "equal", "decorrelated", "none"]);
-    let retry_on = prop::option::weighted(0.3, prop::collection::vec(prop::sample::select(STATUSES), 0..6));
+    // A valid retryOn lists failures: 200-399 is always a success, and refused there.
+    let failures: Vec<u16> = STATUSES.iter().copied().filter(|s| !(200..=399).contains(s)).collect();
+    let retry_on = prop::option::weighted(0.3, prop::collection::vec(prop::sample::select(failures), 0..6));
     let big = || {
         prop_oneof![
             2 => 0u64..10_000,

@@ -162,3 +162,17 @@ fn a_call_deadline_shorter_than_the_attempt_timeout_cuts_the_timeout() {
     let err = p.with_call_deadline("deadlineMs", 0).unwrap_err();
     assert_eq!(err.to_string(), "deadlineMs must be at least 1");
 }
+
+#[test]
+fn a_success_status_in_retry_on_is_refused_saying_why() {
+    // 200-399 is always a success: listing it would be accepted and do nothing.
+    for status in [200, 204, 304, 399] {
+        let e = reject(json!({ "retryOn": [503, status] }));
+        assert_eq!(e.problem, Problem::SuccessStatus { status }, "{status}");
+        assert_eq!(e.class(), ErrorClass::RangeError);
+        assert!(e.message().starts_with(&format!("policy.retryOn: {status} is a success")), "{}", e.message());
+    }
+    // Failures and informational statuses are still listed as given.
+    let p = Policy::from_options(&loose(json!({ "retryOn": [100, 425, 599] }))).unwrap();
+    assert_eq!(p.retry_on(), &[100, 425, 599]);
+}

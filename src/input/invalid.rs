@@ -51,6 +51,11 @@ pub enum Problem {
     LongerThanDeadline,
     /// Not an HTTP status code (100–599).
     NotAStatus,
+    /// A status that is always a success (200–399): listing it among the failures to retry does nothing.
+    SuccessStatus {
+        /// The status given.
+        status: u16,
+    },
     /// An empty string where a name is needed.
     Empty,
     /// Must be greater than zero.
@@ -203,6 +208,11 @@ impl InvalidOption {
                 (" must not exceed deadlineMs: no attempt could finish before the deadline", "")
             }
             Problem::NotAStatus => (" must hold HTTP status codes between 100 and 599", ""),
+            Problem::SuccessStatus { status } => {
+                out.push_str(": ");
+                crate::json::push_u64(&mut out, u64::from(*status));
+                (" is a success (200-399 always are) and is never retried: list the failures to retry, 4xx and 5xx", "")
+            }
             Problem::Empty => (" must not be empty", ""),
             Problem::NotPositive => (" must be greater than 0", ""),
             Problem::NotAFraction => (" must be a fraction from 0 up to (not including) 1", ""),
