@@ -330,11 +330,13 @@ export class RetryClient {
   /**
    * Runs your status lookup for an order whose outcome is unknown, under its own bounded policy (default:
    * 5 queries of at most 5 s within 60 s, budget priority "reconcile"), until evidence settles it. Never resubmits.
-   * Rejects with a TypeError if the key is still being run by its owner.
+   * Rejects with a TypeError if the key is still being run by its owner, or if the query resolves to a string
+   * that is not an `Evidence` (the TypeError shows it: map a provider's own statuses to these first). A plain
+   * `string` is accepted here so that `async () => "filled"` needs no `as const`.
    */
   reconcile(
     key: string,
-    query: (context: { attempt: number; signal: AbortSignal }) => Evidence | Promise<Evidence>,
+    query: (context: { attempt: number; signal: AbortSignal }) => Evidence | (string & {}) | Promise<Evidence | (string & {})>,
     options?: { policy?: Policy; signal?: AbortSignal },
   ): Promise<Reconciliation>;
   /** Closes an unknown outcome by hand, with what an operator established. */

@@ -109,7 +109,9 @@ export function statusQuery(query, attempt, names, on) {
     if (how === REJECTED) return on.answer(undefined, describe(value));
     if (typeof value !== "string" || !names.includes(value)) {
       const list = names.map((n) => `"${n}"`).join(", ");
-      return on.broke(new TypeError(`reconcile: the query must resolve to one of ${list}, got ${kind(value)}`));
+      // The value itself where it is a word (a provider's own status, e.g. "FILLED"): the caller maps it.
+      const got = typeof value === "string" ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) : kind(value);
+      return on.broke(new TypeError(`reconcile: the query must resolve to one of ${list}, got ${got}: map the provider's statuses to these`));
     }
     on.answer(value, undefined);
   });

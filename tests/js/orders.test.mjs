@@ -233,7 +233,7 @@ test("reconcile and resolve validate their arguments", async () => {
   await assert.rejects(client.reconcile(42, async () => "filled"), { name: "TypeError", message: /key must be a string/ });
   await assert.rejects(client.reconcile("k", "not a function"), { name: "TypeError", message: /query must be a function/ });
   await assert.rejects(client.reconcile("k", async () => "filled", { policy: { maxAttempts: 0 } }), { name: "RangeError", message: /policy\.maxAttempts/ });
-  await assert.rejects(client.reconcile("k", async () => "done"), { name: "TypeError", message: /must resolve to one of/ });
+  await assert.rejects(client.reconcile("k", async () => "done"), { name: "TypeError", message: /must resolve to one of "filled".*got "done": map the provider.s statuses/ });
   await assert.rejects(client.resolve("k", "not-found"), { name: "TypeError", message: /state must be one of/ });
   assert.throws(() => new RetryClient({ store: { get() {} } }), { name: "TypeError", message: /store must be an object with get\/set\/delete/ });
 });
