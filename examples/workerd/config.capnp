@@ -40,6 +40,7 @@ const proxy :Workerd.Worker = (
     (name = "js/platform/request.js", esModule = embed "node_modules/retryline/js/platform/request.js"),
     (name = "js/platform/race.js", esModule = embed "node_modules/retryline/js/platform/race.js"),
     (name = "js/platform/response.js", esModule = embed "node_modules/retryline/js/platform/response.js"),
+    (name = "js/executor/beyond.js", esModule = embed "node_modules/retryline/js/executor/beyond.js"),
     (name = "js/executor/call.js", esModule = embed "node_modules/retryline/js/executor/call.js"),
     (name = "js/platform/attempt.js", esModule = embed "node_modules/retryline/js/platform/attempt.js"),
     (name = "js/platform/store-call.js", esModule = embed "node_modules/retryline/js/platform/store-call.js"),

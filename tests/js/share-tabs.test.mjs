@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startMockExchange } from "./mock-exchange.mjs";
 import { serveStatic } from "../../scripts/static-server.mjs";
-import { busiestSecond } from "./support/windows.mjs";
+import { bucketBound, busiestSecond } from "./support/windows.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 // The flood, in a tab and in its worker alike: sends as fast as `budget` lets it for `ms`.
@@ -117,7 +117,7 @@ test("three tabs flooding one scope through one shared budget never exceed capac
     // 10 at once plus 5 a second: at most 15 in any second (one more for a token that lands on
     // the window's edge); over 3 s, at most 10 + 3 × 5 = 25 in all.
     assert.ok(busiestSecond(requests) <= 16, `busiest second: ${busiestSecond(requests)}`);
-    assert.ok(requests.length <= 26, `${requests.length} requests`);
+    assert.ok(requests.length <= bucketBound(requests, limits), `${requests.length} requests, bound ${bucketBound(requests, limits)}`);
     assert.ok(requests.length >= 15, `the bucket was used: ${requests.length}`);
     assert.equal(results.reduce((n, r) => n + r.sent, 0), requests.length);
 
@@ -141,7 +141,8 @@ test("a tab and its dedicated worker flooding one scope share the budget too", {
     assert.equal(results[0].sharing, "tabs", "the worker shares by name");
     const requests = mock.requests({ path: "/shared/worker" });
     assert.ok(busiestSecond(requests) <= 16, `busiest second: ${busiestSecond(requests)}`);
-    assert.ok(requests.length <= 26, `${requests.length} requests`);
+    // 10 at once plus 5 a second over the span the server saw (3 s, longer on a busy machine).
+    assert.ok(requests.length <= bucketBound(requests, limits), `${requests.length} requests, bound ${bucketBound(requests, limits)}`);
     assert.ok(results.every((r) => r.sent > 0), `both sent: ${results.map((r) => r.sent)}`);
     assert.equal(results[0].sent + results[1].sent, requests.length);
   } finally {

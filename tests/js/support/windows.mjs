@@ -14,3 +14,12 @@ export function busiest(xs, window) {
 export function busiestSecond(requests) {
   return busiest(requests.map((r) => r.receivedAtMs).sort((a, b) => a - b), 1000);
 }
+
+/** What a bucket of `capacity` refilled at `refillPerSecond` lets through over the span the server saw
+ * (first to last arrival), one more for a token landing on its edge: a flood that a busy machine
+ * stretches past its planned length is judged by the time it really took. */
+export function bucketBound(requests, { capacity, refillPerSecond }) {
+  const times = requests.map((r) => r.receivedAtMs);
+  const span = times.length === 0 ? 0 : Math.max(...times) - Math.min(...times);
+  return capacity + Math.ceil((span / 1000) * refillPerSecond) + 1;
+}
