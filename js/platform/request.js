@@ -50,6 +50,9 @@ function absoluteUrl(input) {
   }
 }
 
+/** The schemes the platform's fetch may send (the Fetch standard's); a custom fetch may take others. */
+const FETCH_SCHEMES = /^(https?|data|blob|about|file):/i;
+
 export class Template {
   /** Reads the caller's request; throws as fetch would. `bare` lets a bare URL go without a
    * Request (the platform's own fetch only). */
@@ -72,6 +75,8 @@ export class Template {
     this.input = request;
     this.method = request.method;
     this.url = request.url;
+    // The platform's fetch rejects any other scheme at once: so does the call, with nothing sent.
+    if (bare && !FETCH_SCHEMES.test(this.url)) throw new TypeError(`fetch: ${this.url.split(":")[0]}: is not a scheme fetch can send (http, https, data, blob, about, file)`);
   }
 
   /** The signal the caller attached to the request or its init (a bare URL has none). */

@@ -62,3 +62,17 @@ test("a bare URL's attempt is still aborted by our timer through its signal", as
   assert.ok(calls.every((c) => c.init.signal.aborted), "each attempt's signal aborted at its timeout");
   assert.deepEqual(error.records.filter((r) => r.decision === "sent").map((r) => r.outcome), ["timeout", "timeout"]);
 });
+
+test("a scheme the platform's fetch cannot send is a TypeError at once, nothing sent; a wrapped fetch still gets it", async () => {
+  const { calls, fetch } = recorder();
+  globalThis.fetch = fetch;
+  const client = new RetryClient({ policy });
+  const error = await client.fetch("htp:/bad url").catch((e) => e);
+  assert.ok(error instanceof TypeError, String(error));
+  assert.match(error.message, /htp: is not a scheme fetch can send/);
+  assert.equal(calls.length, 0, "nothing sent, no retries");
+  // A wrapped fetch may know schemes the platform's does not: it is asked.
+  const wrapped = recorder();
+  await new RetryClient({ fetch: wrapped.fetch, policy }).fetch("mock://exchange/ticker");
+  assert.equal(wrapped.calls.length, 1);
+});
