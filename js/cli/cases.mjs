@@ -93,21 +93,14 @@ const stored = (value) => {
   }
 };
 
-/** (4) A restart during a wait: the state saved before the sleep, taken up by a fresh client
- * (another process's, with the store as it was), keeps the attempt count and the expiry. */
-export async function restart(makeClient, row, loopback) {
-  if (MUTATING.some((m) => row.methods?.includes(m)) || row.operation === "order") return undefined;
-  const sample = sampleUrl(row, loopback);
-  if (sample === undefined) return undefined;
-  loopback.script(sample.path, [{ status: 503 }, { status: 200 }]);
-  const before = loopback.count(sample.path);
-  const key = `retryline-verify-${row.family}-${Date.now()}`;
-  // The first process: killed (aborted) the moment its state is saved sleeping; what its store held then is what survives.
+/** One call whose process is killed the moment it saves a sleep: `{ survived }` (its store then, or
+ * null), `ended` (how the call ended) and `phases` (what it saved). */
+async function killedWhileSleeping(makeClient, sample, key) {
   const first = new Map();
   let survived = null;
   const controller = new AbortController();
   const set = first.set.bind(first);
-  const phases = []; // what the first process saved, for the message if none was a sleep
+  const phases = [];
   first.set = (k, v) => {
     set(k, v);
     const phase = stored(v)?.state?.phase?.phase;
@@ -119,7 +112,25 @@ export async function restart(makeClient, row, loopback) {
     return first;
   };
   const ended = await makeClient({ store: first }).fetch(sample.original, { signal: controller.signal }, { key }).then((r) => `answered ${r.status}`, (e) => e?.reason ?? String(e));
-  if (survived === null) return `no state was saved before the retry's sleep (the call ${ended}; saved: ${phases.join(", ") || "nothing"})`;
+  return { survived, ended, phases };
+}
+
+/** (4) A restart during a wait: the state saved before the sleep, taken up by a fresh client
+ * (another process's, with the store as it was), keeps the attempt count and the expiry. */
+export async function restart(makeClient, row, loopback) {
+  if (MUTATING.some((m) => row.methods?.includes(m)) || row.operation === "order") return undefined;
+  const sample = sampleUrl(row, loopback);
+  if (sample === undefined) return undefined;
+  // The first process: killed (aborted) the moment its state is saved sleeping; what its store held
+  // then is what survives. A retry whose drawn backoff was 0 ms has no sleep to save: tried again.
+  let before, key, survived, ended, phases;
+  for (let tries = 0; tries < 3 && !survived; tries++) {
+    loopback.script(sample.path, [{ status: 503 }, { status: 200 }]);
+    before = loopback.count(sample.path);
+    key = `retryline-verify-${row.family}-${Date.now()}-${tries}`;
+    ({ survived, ended, phases } = await killedWhileSleeping(makeClient, sample, key));
+  }
+  if (!survived) return `no state was saved before the retry's sleep (the call ${ended}; saved: ${phases.join(", ") || "nothing"})`;
   const saved = stored(survived.get(`retryline:${key}`))?.state;
   const records = [];
   let outcome = "success";

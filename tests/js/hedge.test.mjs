@@ -79,7 +79,9 @@ test('"p95" learns the scope\'s answers and hedges a late one at about that dela
   // one of 25 fast answers late (26 requests seen once in a quiet run); more would be a defect.
   const hedged = records.filter((r) => r.hedge && r.decision === "sent").length;
   assert.ok(hedged <= 2, `${hedged} of 25 fast answers hedged`);
-  assert.equal(mock.requests({ path: PATH }).length, 25 + hedged, "one request a call, and its hedge");
+  // A hedge that lost before its connection was made never reaches the server.
+  const requests = mock.requests({ path: PATH }).length;
+  assert.ok(requests >= 25 && requests <= 25 + hedged, `${requests} requests at the server for 25 calls and ${hedged} hedges`);
   const fastest = Math.min(...records.map((r) => r.endMs - r.startMs));
   records.length = 0;
   mock.reset();
