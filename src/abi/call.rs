@@ -77,9 +77,13 @@ pub extern "C" fn rl_call_begin(client: u32, budget: u32) -> u32 {
             };
             let reconciles = cfg!(feature = "reconcile");
             let call = match purpose as u32 {
-                1 | 2 if !reconciles => {
-                    Err((InvalidOption::boxed("key", Problem::NotInThisEntry { what: "reconciliation", import: "RetryClient" }), 0.0))
-                }
+                1 | 2 if !reconciles => Err((
+                    InvalidOption::boxed(
+                        "key",
+                        Problem::NotInThisEntry { what: "reconciliation", import: "RetryClient" },
+                    ),
+                    0.0,
+                )),
                 1 => reconcile(owner, key, options, settings, now, wall),
                 2 => resolve(owner, key, state, settings, now, wall),
                 _ => fetch(owner, url, method, scope, options.map_err(|e| (e, 1.0)), settings, now, wall),
@@ -133,7 +137,9 @@ fn fetch(
 
 /// A call this build cannot run: the entry that can is named.
 fn lacking(spec: &CallSpec) -> Result<(), Invalid> {
-    let lacks = |field: &str, what: &'static str| Err(InvalidOption::boxed(field, Problem::NotInThisEntry { what, import: "RetryClient" }));
+    let lacks = |field: &str, what: &'static str| {
+        Err(InvalidOption::boxed(field, Problem::NotInThisEntry { what, import: "RetryClient" }))
+    };
     if spec.key.is_some() && !cfg!(feature = "keyed") {
         return lacks("key", "a keyed call");
     }
@@ -207,9 +213,7 @@ pub extern "C" fn rl_call_event(handle: u32, event: u32) -> u32 {
     let read = with_args(|[now, wall, a, b, c, d, e, f, g], input| {
         let event = match event {
             0 => Event::Go,
-            1 => {
-                Event::Entered(a as u32, share::entered_state(input, len(b)))
-            }
+            1 => Event::Entered(a as u32, share::entered_state(input, len(b))),
             2 => Event::BodyRead(a == 1.0),
             3 => Event::Headed(a as u32),
             4 => {

@@ -309,10 +309,10 @@ async fn sends_are_paced_to_send_per_second_as_the_server_counts_them() {
     let on_open = OnOpen::new(move |connection| {
         at_open.set(at_open.get().min(js_sys::Date::now()));
         async move {
-        for i in 0..12 {
-            connection.send(&format!(r#"{{"method":"ping","id":{i}}}"#)).map_err(|e| e.to_string())?;
-        }
-        Ok(())
+            for i in 0..12 {
+                connection.send(&format!(r#"{{"method":"ping","id":{i}}}"#)).map_err(|e| e.to_string())?;
+            }
+            Ok(())
         }
     });
     let options = StreamOptions { send_per_second: Some(5), on_open: Some(on_open), ..StreamOptions::default() };
@@ -328,7 +328,11 @@ async fn sends_are_paced_to_send_per_second_as_the_server_counts_them() {
     let start = handed.get();
     for (k, arrived) in at.iter().enumerate() {
         let earliest = start + 1_000.0 * (k / 5) as f64 - 1.0;
-        assert!(*arrived >= earliest, "send {k} arrived {} ms after the sends were handed over: {at:?}", arrived - start);
+        assert!(
+            *arrived >= earliest,
+            "send {k} arrived {} ms after the sends were handed over: {at:?}",
+            arrived - start
+        );
     }
     // The server's windows too, less what lag on a loaded machine can bunch a late first batch
     // towards the next by (seen: 74 ms beside two spin loops).
