@@ -8,14 +8,29 @@
 // This module runs the calls; api/as-fetch-install.js gives clients the method (it reads the
 // defaults at once), and a page loads this only when it first calls such a function.
 
+import { FROM_AS_FETCH } from "./options.js";
+
 /** A call's deadline from `init.timeout` leaves at least this much to each attempt it still starts. */
 const MIN_ATTEMPT_MS = 1000;
+
+/** A rejection without a response, in undici's words: what axios (ERR_NETWORK), ky and ccxt read as a
+ * network error; why is the cause's (the RetryError) to say. */
+const NO_RESPONSE_WORDS = "fetch failed";
+/** An order in doubt: a TypeError as fetch's, in words no client takes for a network error to resubmit. */
+const UNKNOWN_WORDS = "retryline: sent, and its outcome is unknown: do not send it again before checking it (error.cause says how)";
 
 /** What an order in doubt that asFetch ends says: reconcile it where a key lets it be reconciled. */
 const unknownAdvice = (key) =>
   typeof key === "string"
     ? "the order was sent and its outcome is unknown: reconcile it (client.reconcile), do not resubmit it"
     : "the request was sent and its outcome is unknown; without a key nothing can reconcile it: check by your own means before sending it again";
+
+/** `init` as client.fetch takes it: `timeout` is asFetch's, read above. */
+function withoutTimeout(init) {
+  if (init === null || typeof init !== "object" || !("timeout" in init)) return init;
+  const { timeout: _, ...rest } = init;
+  return rest;
+}
 
 /** Reads `object[key]` as fetch reads its init: a throwing getter rejects the call. */
 const read = (object, key) => (object === null || object === undefined ? undefined : object[key]);
@@ -65,7 +80,8 @@ function orderInDoubt(error) {
  * Returns { response } or { thrown }.
  */
 function settle(error, RetryError, signal) {
-  const unknown = (cause) => ({ thrown: new TypeError(`retryline: ${cause.message}`, { cause }) });
+  // No "fetch" in these words: axios would call it a network error, which axios-retry resubmits.
+  const unknown = (cause) => ({ thrown: new TypeError(UNKNOWN_WORDS, { cause }) });
   switch (error.reason) {
     case "unknown-outcome":
       return unknown(error);
@@ -84,7 +100,7 @@ function settle(error, RetryError, signal) {
     default:
       // Retries used, refused or not allowed: the provider's last word is the answer.
       if (error.response) return { response: error.response };
-      return { thrown: new TypeError(`retryline: ${error.message}`, { cause: error }) };
+      return { thrown: new TypeError(NO_RESPONSE_WORDS, { cause: error }) };
   }
 }
 
@@ -114,16 +130,15 @@ export async function call(client, fixed, RetryError, calledAt, input, init) {
     options.key ??= idempotencyKey;
     options.operation ??= "idempotent";
   }
-  const policy = { ...options.policy };
-  policy.minAttemptMs ??= MIN_ATTEMPT_MS;
-  options.policy = policy;
   const remaining = left();
   if (remaining !== undefined) {
     if (remaining < 1) throw timeoutError(`retryline: the timeout (${timeoutMs} ms) passed before the request was sent`);
     options.deadlineMs = Math.min(options.deadlineMs ?? Infinity, remaining);
   }
+  // Under the client's, the family's and the call's own: the deadline is cut, the attempts must still start.
+  options[FROM_AS_FETCH] = { minAttemptMs: remaining === undefined ? undefined : MIN_ATTEMPT_MS };
   try {
-    return await (request ? client.fetch(request, undefined, options) : client.fetch(input, init, options));
+    return await (request ? client.fetch(request, undefined, options) : client.fetch(input, withoutTimeout(init), options));
   } catch (error) {
     if (!(error instanceof RetryError)) throw error;
     const { response, thrown } = settle(error, RetryError, signal);

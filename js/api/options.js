@@ -96,6 +96,10 @@ export function readClientOptions(options) {
   return read;
 }
 
+/** The key under which asFetch marks its calls of client.fetch, with its default that yields to
+ * every layer's own (a symbol: no caller sets it by chance, and optionKeys never lists it). */
+export const FROM_AS_FETCH = Symbol.for("retryline.asFetch");
+
 /** A call's third argument: `{ core, signal, onAttempt, key, readBody }`; `core` undefined if there
  * is nothing for the core to read. */
 export function readCallOptions(options) {
@@ -138,9 +142,20 @@ const REQUEST_MEMBERS = new Set(["method", "headers", "body", "referrer", "refer
 /** RequestInit's own `priority` (Fetch Priority): not retryline's. */
 const FETCH_PRIORITIES = new Set(["high", "low", "auto"]);
 
+/** Other retry libraries' options (ky, axios-retry, fetch-retry) that fetch would ignore: each
+ * refused with where retryline's equivalent goes, since a silent one sends requests unasked. */
+const FOREIGN = {
+  retry: "retries are policy.maxAttempts (1: no retry), in the third argument: client.fetch(input, init, { policy: { maxAttempts: 1 } })",
+  retries: "retries are policy.maxAttempts (1: no retry), in the third argument: client.fetch(input, init, { policy: { maxAttempts: 1 } })",
+  retryDelay: "the delays are policy.baseDelayMs and policy.maxDelayMs, in the third argument: client.fetch(input, init, { policy: { baseDelayMs } })",
+  timeout: "the time limits are policy.attemptTimeoutMs (each attempt) and deadlineMs (the whole call), in the third argument: client.fetch(input, init, { deadlineMs })",
+  hooks: "to watch every attempt, pass onAttempt: client.fetch(input, init, { onAttempt })",
+  throwHttpErrors: "client.fetch resolves only with a success; a failure rejects with a RetryError whose response is the last one (client.asFetch() resolves with any response, as fetch does)",
+};
+
 /** What of `init` goes to every attempt's fetch besides the Request (null: nothing), refusing
- * retryline's own options, which belong in the third argument. */
-export function readInit(init, callOptions) {
+ * retryline's own options, which belong in the third argument, and other libraries'. */
+export function readInit(init, callOptions, asFetch = false) {
   if (init === undefined || init === null || typeof init !== "object") return null;
   let keys;
   try {
@@ -158,8 +173,10 @@ export function readInit(init, callOptions) {
     }
     if (value === undefined) continue;
     if (callOptions.has(key) && !(key === "priority" && FETCH_PRIORITIES.has(value))) {
-      throw new TypeError(`fetch: ${key} is a retryline option, not a RequestInit member: it belongs in the third argument, client.fetch(input, init, { ${key} })`);
+      const where = asFetch ? `asFetch's options, client.asFetch({ ${key} })` : `the third argument, client.fetch(input, init, { ${key} })`;
+      throw new TypeError(`fetch: ${key} is a retryline option, not a RequestInit member: it belongs in ${where}`);
     }
+    if (Object.hasOwn(FOREIGN, key)) throw new TypeError(`fetch: init.${key} is not a fetch or retryline option: ${FOREIGN[key]}`);
     if (!REQUEST_MEMBERS.has(key)) (extra ??= {})[key] = value;
   }
   return extra;

@@ -11,7 +11,7 @@ import { run } from "../executor/call.js";
 import { budgetOf } from "./budget.js";
 import { matchedNames, redact } from "./redaction.js";
 import { familyOf, readFamilies, withFamily } from "./families.js";
-import { readCallOptions, readClientOptions, readInit, readReconcileOptions } from "./options.js";
+import { FROM_AS_FETCH, readCallOptions, readClientOptions, readInit, readReconcileOptions } from "./options.js";
 
 /** Whether `error` carries a URL worth redacting in its message (a Request with credentials). */
 function redactedThrow(c, error) {
@@ -66,6 +66,8 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
         onAttempt: read.onAttempt,
         onEscalation: read.onEscalation,
         shouldRetry: read.shouldRetry,
+        // What asFetch's default minAttemptMs yields to, and must fit within.
+        policy: { minAttemptMs: read.core.policy?.minAttemptMs, deadlineMs: read.core.policy?.deadlineMs },
         store: read.store,
         patterns: read.patterns,
         redact: (text, url = false) => redact(c, text, url),
@@ -157,7 +159,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
    * client: a client no one else holds must not be freed (by the collector) under it. */
   function prepare(client, c, t, w, input, init, options) {
     const call = options === undefined || options === null ? null : readCallOptions(options);
-    const extra = readInit(init, callOptions);
+    const extra = readInit(init, callOptions, asFetchOf(options) !== undefined);
     let template;
     try {
       template = new Template(input, init, c.fetch === undefined, extra);
@@ -183,7 +185,8 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
       }
     }
     const family = c.families.length === 0 ? undefined : familyOf(c.families, { method: template.method, url: template.url, init });
-    const given = family === undefined ? call?.core : withFamily(family, { method: template.method, url: template.url, init }, call?.core);
+    let given = family === undefined ? call?.core : withFamily(family, { method: template.method, url: template.url, init }, call?.core);
+    given = withYielding(c, given, options);
     if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("fetch: the client or its budget was freed");
     const onAttempt = call?.onAttempt;
     const shouldRetry = call?.shouldRetry ?? family?.shouldRetry ?? c.shouldRetry;
@@ -220,4 +223,23 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
   }
 
   return RetryClient;
+}
+
+/** What asFetch marked its call with (undefined for the caller's own; a throwing proxy is theirs). */
+function asFetchOf(options) {
+  try {
+    return options?.[FROM_AS_FETCH];
+  } catch {
+    return undefined;
+  }
+}
+
+/** asFetch's default `minAttemptMs`, where neither the call, its family nor the client sets one;
+ * never past the policy's deadline. */
+function withYielding(c, given, options) {
+  const soft = asFetchOf(options)?.minAttemptMs;
+  if (soft === undefined || given?.policy?.minAttemptMs !== undefined || c.policy.minAttemptMs !== undefined) return given;
+  const deadline = given?.policy?.deadlineMs ?? c.policy.deadlineMs;
+  const minAttemptMs = typeof deadline === "number" && deadline >= 1 ? Math.min(soft, deadline) : soft;
+  return { ...given, policy: { ...given?.policy, minAttemptMs } };
 }

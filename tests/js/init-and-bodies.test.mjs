@@ -34,6 +34,31 @@ test("retryline's options in fetch's second argument throw a TypeError that says
   assert.equal(calls.length, 0, "nothing was sent");
 });
 
+test("other retry libraries' options in init (ky, axios-retry, fetch-retry) throw a TypeError naming retryline's equivalent; asFetch's advice names asFetch", async () => {
+  const { calls, fetch } = recorder();
+  const client = new RetryClient({ fetch });
+  for (const [name, value, equivalent] of [
+    ["retry", 0, /policy: \{ maxAttempts: 1 \}/],
+    ["retries", 3, /policy\.maxAttempts/],
+    ["retryDelay", 100, /baseDelayMs/],
+    ["timeout", 500, /attemptTimeoutMs.*deadlineMs/],
+    ["hooks", { beforeRetry: [] }, /onAttempt/],
+    ["throwHttpErrors", false, /asFetch\(\) resolves with any response/],
+  ]) {
+    await assert.rejects(client.fetch("http://127.0.0.1:9/x", { [name]: value }), (e) => {
+      assert.ok(e instanceof TypeError, `${name}: ${e}`);
+      assert.match(e.message, new RegExp(`init\\.${name} is not a fetch or retryline option`));
+      assert.match(e.message, equivalent);
+      return true;
+    });
+  }
+  // asFetch reads init.timeout itself (ccxt's and node-fetch's); its advice for retryline's options names asFetch.
+  const f = client.asFetch();
+  await f("http://127.0.0.1:9/x", { timeout: 5000 });
+  await assert.rejects(f("http://127.0.0.1:9/x", { policy: { maxAttempts: 1 } }), /belongs in asFetch's options, client\.asFetch\(\{ policy \}\)/);
+  assert.equal(calls.length, 1, "only the call without a misplaced option was sent");
+});
+
 test("init's other members reach every attempt's fetch untouched (workerd's cf, undici's dispatcher); Fetch Priority stays the platform's", async () => {
   const { calls, fetch } = recorder();
   const dispatcher = { dispatch() {} };
