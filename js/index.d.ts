@@ -246,6 +246,15 @@ export type Store =
 /** What a status query found about an order whose outcome is unknown. */
 export type Evidence = "filled" | "partially-filled" | "open" | "canceled" | "rejected" | "not-found";
 
+/** `reconcile`'s options. */
+export interface ReconcileOptions {
+  /** The queries' own policy (default: 5 queries of at most 5 s within 60 s). */
+  policy?: Policy;
+  signal?: AbortSignal;
+  /** A provider's order statuses as evidence, e.g. `{ FILLED: "filled", NEW: "open" }`: the query may return them as they come. */
+  statuses?: Readonly<Record<string, Evidence>>;
+}
+
 /** The result of `reconcile` (and `resolve`). */
 export interface Reconciliation {
   key: string;
@@ -331,13 +340,14 @@ export class RetryClient {
    * Runs your status lookup for an order whose outcome is unknown, under its own bounded policy (default:
    * 5 queries of at most 5 s within 60 s, budget priority "reconcile"), until evidence settles it. Never resubmits.
    * Rejects with a TypeError if the key is still being run by its owner, or if the query resolves to a string
-   * that is not an `Evidence` (the TypeError shows it: map a provider's own statuses to these first). A plain
-   * `string` is accepted here so that `async () => "filled"` needs no `as const`.
+   * that is neither an `Evidence` nor a key of `options.statuses` (the TypeError shows it). A plain `string` is
+   * accepted here so that `async () => "filled"` needs no `as const`, and a provider's own status passes through
+   * `statuses` (e.g. `orderStatuses` of `retryline/profiles/binance-spot`).
    */
   reconcile(
     key: string,
     query: (context: { attempt: number; signal: AbortSignal }) => Evidence | (string & {}) | Promise<Evidence | (string & {})>,
-    options?: { policy?: Policy; signal?: AbortSignal },
+    options?: ReconcileOptions,
   ): Promise<Reconciliation>;
   /** Closes an unknown outcome by hand, with what an operator established. */
   resolve(key: string, state: Exclude<Evidence, "not-found">): Promise<Reconciliation>;

@@ -123,17 +123,32 @@ export function readCallOptions(options) {
   return read;
 }
 
-/** `client.reconcile`'s options: `{ core, signal }`, `core` what the core checks (`policy`). */
-export function readReconcileOptions(options) {
+/** `client.reconcile`'s options: `{ core, signal, statuses }`, `core` what the core checks
+ * (`policy`), `statuses` a Map of a provider's order statuses to the evidence names `names`. */
+export function readReconcileOptions(options, names) {
   const context = "reconcile options";
-  const read = { core: {}, signal: undefined };
+  const read = { core: {}, signal: undefined, statuses: undefined };
   for (const key of optionKeys(context, options)) {
     const value = field(context, options, key);
     if (key === "signal") {
       if (value !== undefined) read.signal = signal(context, key, value);
+    } else if (key === "statuses") {
+      if (value !== undefined && value !== null) read.statuses = readStatuses(context, value, names);
     } else read.core[key] = value;
   }
   return read;
+}
+
+/** `statuses`: `{ PROVIDER_STATUS: evidence }`, every value one of `names`. */
+function readStatuses(context, value, names) {
+  if (typeof value !== "object" || Array.isArray(value)) throw wrongType(context, "statuses", "an object of the provider's statuses, e.g. { FILLED: \"filled\" }", value);
+  const statuses = new Map();
+  for (const status of optionKeys(context, value)) {
+    const evidence = field(context, value, status, `statuses.${status}`);
+    if (!names.includes(evidence)) throw wrongType(context, `statuses.${status}`, `one of ${names.map((n) => `"${n}"`).join(", ")}`, evidence);
+    statuses.set(status, evidence);
+  }
+  return statuses;
 }
 
 /** Members of RequestInit that a Request takes up; any other (workerd's `cf`, undici's

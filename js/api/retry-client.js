@@ -95,13 +95,14 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
       const t = now();
       const w = wall();
       try {
-        const read = readReconcileOptions(options);
+        const read = readReconcileOptions(options, core.names.evidence);
         const call = begun(this, this.#c, { purpose: RECONCILE, now: t, wall: w, key, options: read.core }, "reconcile", read.signal === undefined ? [] : [read.signal]);
         if (typeof query !== "function") {
           core.calls.free(call.handle);
           throw new TypeError("reconcile: query must be a function");
         }
         call.statusQuery = query;
+        call.statuses = read.statuses;
         return run(call);
       } catch (error) {
         return Promise.reject(error);

@@ -20,7 +20,7 @@ export function perform(call, effect, abandon) {
       return storeCall(call.c, STORE_METHODS[effect.type], call.key, effect.value, (answer) => feed(call, (m, h, t, w) => m.stored(h, t, w, effect.seq, answer)));
     case QUERY: {
       const n = effect.attempt;
-      const flight = statusQuery(call.statusQuery, n, call.c.core.names.evidence, {
+      const flight = statusQuery(call.statusQuery, n, call.c.core.names.evidence, call.statuses, {
         answer: (evidence, words) => feed(call, (m, h, t, w) => m.queryAnswer(h, t, w, n, evidence, words)),
         broke: (error) => abandon(call, error),
       });

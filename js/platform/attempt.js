@@ -93,8 +93,9 @@ function answered(call, flight, how, value, wantBody, on) {
 
 /** Runs the caller's status query `query` for attempt `attempt` of a reconciliation: `on.answer(
  * evidence, words)` (a query that throws or rejects is a failed attempt, like a network error), or
- * `on.broke(error)` when it resolves with anything but one of `names`. Returns the flight. */
-export function statusQuery(query, attempt, names, on) {
+ * `on.broke(error)` when it resolves with anything but one of `names` or a key of `statuses` (a
+ * Map of the provider's words to them). Returns the flight. */
+export function statusQuery(query, attempt, names, statuses, on) {
   const flight = { controller: controller(), received: undefined, done: false, settled: false };
   if (flight.controller === null) return (on.answer(undefined, "no AbortController could be made"), flight);
   let asked;
@@ -107,11 +108,13 @@ export function statusQuery(query, attempt, names, on) {
     flight.settled = true;
     if (flight.done) return;
     if (how === REJECTED) return on.answer(undefined, describe(value));
+    if (typeof value === "string" && statuses?.has(value)) value = statuses.get(value);
     if (typeof value !== "string" || !names.includes(value)) {
       const list = names.map((n) => `"${n}"`).join(", ");
       // The value itself where it is a word (a provider's own status, e.g. "FILLED"): the caller maps it.
       const got = typeof value === "string" ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) : kind(value);
-      return on.broke(new TypeError(`reconcile: the query must resolve to one of ${list}, got ${got}: map the provider's statuses to these`));
+      const mapped = statuses === undefined ? "map the provider's statuses to these, or pass them as options.statuses" : `nor a key of options.statuses (${[...statuses.keys()].join(", ")})`;
+      return on.broke(new TypeError(`reconcile: the query must resolve to one of ${list}, got ${got}: ${mapped}`));
     }
     on.answer(value, undefined);
   });

@@ -75,6 +75,21 @@ export default {
   ],
 };
 
+/** Binance's order statuses (GET /api/v3/order's `status`) as evidence, for
+ * `client.reconcile(key, query, { statuses: orderStatuses })`: a query may return the status as it
+ * comes. PENDING_CANCEL is still live; an expired order was ended by the matching engine (its fills,
+ * if any, are in `executedQty`). */
+export const orderStatuses = {
+  NEW: "open",
+  PARTIALLY_FILLED: "partially-filled",
+  FILLED: "filled",
+  CANCELED: "canceled",
+  PENDING_CANCEL: "open",
+  REJECTED: "rejected",
+  EXPIRED: "canceled",
+  EXPIRED_IN_MATCH: "canceled",
+};
+
 /** The Budget to share these under: one IP's request weight a minute, as X-MBX-USED-WEIGHT-1M reports it. */
 export const budgetOptions = { capacity: 6000, refillPerSecond: 100, usedWeightHeader: "X-MBX-USED-WEIGHT-1M" };
 

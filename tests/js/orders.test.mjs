@@ -12,6 +12,7 @@ import { startMockExchange } from "./mock-exchange.mjs";
 import { rejection } from "./support/rejection.mjs";
 import { fileStore } from "./support/file-store.mjs";
 import { RetryClient, RetryError } from "../../js/node.js";
+import { orderStatuses } from "../../js/profiles/binance-spot.js";
 
 const ORDER = "/api/v3/order";
 const worker = fileURLToPath(new URL("./support/keyed-worker.mjs", import.meta.url));
@@ -83,8 +84,9 @@ test("1a. a keyless POST whose outcome is unknown says nothing can reconcile it,
   mock.script(ORDER, [{ action: "execute-then-drop" }], { method: "POST" });
   const thrown = await rejection(client.asFetch()(`${mock.url}${ORDER}`, { method: "POST", body: "{}" }));
   assert.ok(thrown instanceof TypeError, String(thrown));
-  assert.match(thrown.message, /nothing can reconcile it/);
-  assert.doesNotMatch(thrown.message, /client\.reconcile/);
+  assert.match(thrown.message, /outcome is unknown: do not send it again/);
+  assert.match(thrown.cause.message, /nothing can reconcile it/);
+  assert.doesNotMatch(thrown.cause.message, /client\.reconcile/);
   assert.equal(orderRequests(), 2);
 });
 
@@ -226,6 +228,25 @@ test("3b. a worker that wakes after the expiry refuses what no longer fits", asy
   assert.equal(done.records.at(-1).attempt, 2);
   assert.ok(done.records.at(-1).remainingMs < 1000);
   assert.equal(mock.requests({ path: "/late" }).length, 1, "nothing sent after the restart");
+});
+
+test("reconcile takes Binance's own order status through the profile's orderStatuses; an unmapped one is shown", async () => {
+  const client = new RetryClient({ store: new Map(), policy: { attemptTimeoutMs: 2000 } });
+  mock.script(ORDER, [{ action: "execute-then-drop" }], { method: "POST" });
+  assert.equal((await rejection(submit(client, "cid-binance"))).reason, "unknown-outcome");
+  // The exchange's word as it comes: GET /api/v3/order's `status`, read at the server.
+  const asItComes = async ({ signal }) => (await (await fetch(`${mock.url}${ORDER}?origClientOrderId=cid-binance`, { signal })).json()).status;
+  const result = await client.reconcile("cid-binance", asItComes, { statuses: orderStatuses });
+  assert.deepEqual([result.resolved, result.state], [true, "filled"]);
+  assert.equal(mock.requests({ path: ORDER, method: "GET" }).length, 1);
+  for (const [status, evidence] of Object.entries({ NEW: "open", PARTIALLY_FILLED: "partially-filled", PENDING_CANCEL: "open", EXPIRED: "canceled", EXPIRED_IN_MATCH: "canceled", REJECTED: "rejected", CANCELED: "canceled" })) {
+    assert.equal(orderStatuses[status], evidence, status);
+  }
+  mock.script(ORDER, [{ action: "execute-then-drop" }], { method: "POST" });
+  assert.equal((await rejection(submit(client, "cid-odd"))).reason, "unknown-outcome");
+  await assert.rejects(client.reconcile("cid-odd", async () => "HALTED", { statuses: orderStatuses }), { name: "TypeError", message: /got "HALTED": nor a key of options\.statuses \(NEW, PARTIALLY_FILLED/ });
+  await assert.rejects(client.reconcile("cid-odd", async () => "FILLED", { statuses: { FILLED: "done" } }), { name: "TypeError", message: /statuses\.FILLED must be one of "filled"/ });
+  await assert.rejects(client.reconcile("cid-odd", async () => "FILLED", { statuses: "FILLED" }), { name: "TypeError", message: /statuses must be an object/ });
 });
 
 test("reconcile and resolve validate their arguments", async () => {

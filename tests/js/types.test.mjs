@@ -32,10 +32,12 @@ const usage = "usage.ts";
 const dom = "types/dom.ts";
 const node = "types/node.ts";
 const durableObject = "types/durable-object.ts";
+const profiles = "types/profiles.ts";
 const require_ = "types/require.cts";
 const index = "js/index.d.ts";
 const cjsIndex = "pkg/index.d.cts";
 const doIndex = "js/durable-object.d.ts";
+const profileIndexes = ["js/profiles/binance-spot.d.ts", "js/profiles/reference-api.d.ts"];
 
 const withDom = { lib: ["ES2022", "DOM"], types: [] };  // types: [] — no @types/* from anywhere
 const withNode = { lib: ["ES2022"], types: ["node"] };
@@ -43,20 +45,20 @@ const withNode = { lib: ["ES2022"], types: ["node"] };
 // files: the fixtures compiled; reads: retryline's declaration files the program must hold, exactly.
 const MATRIX = [
   { name: "ES module package, node16, lib.dom", type: "module", options: { module: "node16", ...withDom },
-    files: [usage, dom, durableObject, require_], reads: [index, cjsIndex, doIndex] },
+    files: [usage, dom, durableObject, profiles, require_], reads: [index, cjsIndex, doIndex, ...profileIndexes] },
   { name: "ES module package, nodenext, lib.dom", type: "module", options: { module: "nodenext", ...withDom },
-    files: [usage, dom, durableObject, require_], reads: [index, cjsIndex, doIndex] },
+    files: [usage, dom, durableObject, profiles, require_], reads: [index, cjsIndex, doIndex, ...profileIndexes] },
   { name: "CommonJS package, node16, lib.dom", options: { module: "node16", ...withDom },
     files: [usage, dom, require_], reads: [cjsIndex] },
   { name: "bundler resolution, lib.dom", type: "module", options: { module: "esnext", moduleResolution: "bundler", ...withDom },
-    files: [usage, dom, durableObject], reads: [index, doIndex] },
+    files: [usage, dom, durableObject, profiles], reads: [index, doIndex, ...profileIndexes] },
   { name: "ES module package, nodenext, @types/node, no dom lib", type: "module", options: { module: "nodenext", ...withNode },
-    files: [usage, node, durableObject, require_], reads: [index, cjsIndex, doIndex] },
+    files: [usage, node, durableObject, profiles, require_], reads: [index, cjsIndex, doIndex, ...profileIndexes] },
   { name: "CommonJS package, nodenext, @types/node, no dom lib", options: { module: "nodenext", ...withNode },
     files: [usage, node, require_], reads: [cjsIndex] },
   // Both at once (server-side rendering, Next.js): @types/node's globals give way to lib.dom's.
   { name: "ES module package, nodenext, lib.dom and @types/node", type: "module", options: { module: "nodenext", lib: ["ES2022", "DOM"], types: ["node"] },
-    files: [usage, dom, durableObject, require_], reads: [index, cjsIndex, doIndex] },
+    files: [usage, dom, durableObject, profiles, require_], reads: [index, cjsIndex, doIndex, ...profileIndexes] },
 ];
 
 /** Every "types" target of package.json's exports (and its "types" field), as paths in the package. */
