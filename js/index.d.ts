@@ -136,6 +136,12 @@ export interface AttemptRecord {
   hedge: boolean;
   /** In a hedged race, the attempt whose answer was used (on every request of the race); null: no race. */
   winner: number | null;
+  /**
+   * Refused by the scope's hold or ban: the response that set it (its method, redacted URL and status), when it came
+   * and when the hold or ban ends (wall-clock ms since the epoch). null otherwise, or when it was learnt from another
+   * tab or process.
+   */
+  heldBy: { method: string; url: string; status: number; atWallMs: number; untilWallMs: number } | null;
   /** The endpoint family its call ran under (null: the client's defaults); absent without families. */
   family?: string | null;
 }

@@ -6,6 +6,7 @@
 
 use crate::budget::Limit;
 use crate::durable::Refusal;
+use crate::http_date::iso_time;
 use crate::reason::Reason;
 use crate::record::{wire_requests, AttemptRecord, Pending};
 use crate::text::{join, number};
@@ -155,6 +156,27 @@ impl Failure<'_> {
             ": ",
             explanation,
         ]);
+        // A refusal by a scope-wide hold or ban says which response set it, and until when.
+        if let Some(held) = self.records.last().and_then(|r| r.held_by.as_deref()) {
+            let what =
+                if self.reason == Reason::Banned { " (the scope was banned by " } else { " (the scope is held by " };
+            let status = number(u64::from(held.status));
+            let (at, until) = (iso_time(held.at_wall_ms), iso_time(held.until_wall_ms));
+            message.push_str(&join(&[
+                what,
+                "the ",
+                &status,
+                " to ",
+                &held.method,
+                " ",
+                &held.url,
+                " at ",
+                &at,
+                ", until ",
+                &until,
+                ")",
+            ]));
+        }
         let note = match self.note {
             Note::Pending(pending, cut) => Some(still_pending(*pending, *cut)),
             Note::Store(detail) => Some(detail.clone()),

@@ -131,6 +131,27 @@ impl Fields {
     }
 }
 
+/// `ms` since the Unix epoch as ISO 8601 in UTC, as JavaScript's `toISOString` writes it:
+/// `2026-12-05T09:44:00.123Z`.
+pub fn iso_time(ms: u64) -> String {
+    let (secs, milli) = (ms / 1000, ms % 1000);
+    let (year, month, day) = civil_from_days(secs / 86_400);
+    let of_day = secs % 86_400;
+    let two = |n: u64| [b'0' + (n / 10 % 10) as u8, b'0' + (n % 10) as u8];
+    let mut out = crate::text::number(year);
+    let fields =
+        [(b'-', month as u64 + 1), (b'-', day), (b'T', of_day / 3600), (b':', of_day / 60 % 60), (b':', of_day % 60)];
+    for (sep, n) in fields {
+        out.push(char::from(sep));
+        out.extend(two(n).map(char::from));
+    }
+    out.push('.');
+    out.push(char::from(b'0' + (milli / 100) as u8));
+    out.extend(two(milli).map(char::from));
+    out.push('Z');
+    out
+}
+
 /// The date (year, month from 0 = January, day from 1) of `days` since 1970-01-01: Howard
 /// Hinnant's `civil_from_days`, for days on or after the epoch.
 fn civil_from_days(days: u64) -> (u64, usize, u64) {

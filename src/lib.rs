@@ -138,6 +138,6 @@ pub use machine::{Action, Operation, Outcome, Start};
 pub use policy::{Jitter, Policy};
 pub use reason::{Reason, Stop};
 pub use reconcile::Evidence;
-pub use record::{AttemptRecord, Decision, Pending};
+pub use record::{AttemptRecord, Decision, HeldBy, Pending};
 pub use replay::{replay, ReplayReport, ReplaySpec, ScriptedOutcome};
 pub use state::{OperationState, RestoreError};

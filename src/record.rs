@@ -109,6 +109,26 @@ pub struct AttemptRecord {
     /// Of the requests of one hedged race, the attempt whose answer was used (`None`: no race).
     #[serde(default)]
     pub winner: Option<u32>,
+    /// The response that set the scope-wide hold or ban that refused it (`None`: not refused by
+    /// one, or it was learnt from another tab or process).
+    #[serde(default)]
+    pub held_by: Option<Box<HeldBy>>,
+}
+
+/// A response that set a scope-wide hold or ban: which request, its status, when, and until when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldBy {
+    /// The request's method.
+    pub method: String,
+    /// The request's URL, redacted as its records are.
+    pub url: String,
+    /// The status that asked for the wait (429, 418, 503, …).
+    pub status: u16,
+    /// Wall-clock ms since the Unix epoch when the response came.
+    pub at_wall_ms: u64,
+    /// Wall-clock ms since the Unix epoch when the hold or ban ends.
+    pub until_wall_ms: u64,
 }
 
 impl AttemptRecord {

@@ -372,3 +372,12 @@ fn rfc_9110_reads_what_httpdate_refuses() {
         assert_eq!(oracle(text), rfc_9110, "the oracle leaves {text:?} out as RFC 9110 reads it");
     }
 }
+
+#[test]
+fn iso_time_writes_what_javascripts_to_iso_string_writes() {
+    use retryline::http_date::iso_time;
+    assert_eq!(iso_time(0), "1970-01-01T00:00:00.000Z");
+    assert_eq!(iso_time(1_767_225_600_000), "2026-01-01T00:00:00.000Z");
+    assert_eq!(iso_time(1_796_550_240_123), "2026-12-06T09:44:00.123Z");
+    assert_eq!(iso_time(951_825_599_009), "2000-02-29T11:59:59.009Z");
+}

@@ -9,7 +9,7 @@ use retryline::budget::{BudgetConfig, Limit};
 use retryline::durable::Saved;
 use retryline::json::{to_json, FromLoose, ToJson};
 use retryline::reconcile::Evidence;
-use retryline::record::Pending;
+use retryline::record::{HeldBy, Pending};
 use retryline::retry_after::RetryAfterForm;
 use retryline::{
     AttemptRecord, Budget, Decision, Draws, Loose, Observed, Operation, OperationKind, Outcome, Priority, Reason,
@@ -59,7 +59,7 @@ prop_compose! {
             any::<u64>(), any::<u64>(), any::<u64>(),
             proptest::option::of(one_of(&[Evidence::Filled, Evidence::PartiallyFilled, Evidence::Open, Evidence::Canceled, Evidence::Rejected, Evidence::NotFound])),
         ),
-        (reason, error, pending, store_error, limit, hedge, winner) in (
+        (reason, error, pending, store_error, limit, hedge, winner, held_by) in (
             proptest::option::of(one_of(&[Reason::Success, Reason::Retryable, Reason::Throttled, Reason::NonRetryable, Reason::Attempts, Reason::Deadline, Reason::ProviderWait, Reason::Budget, Reason::Banned, Reason::RateLimited, Reason::UnknownOutcome, Reason::Aborted, Reason::Store])),
             proptest::option::of(text()),
             proptest::option::of(one_of(&[Pending::Response, Pending::Body, Pending::RequestBody, Pending::Query, Pending::Lease, Pending::StoreGet, Pending::StoreSet, Pending::StoreDelete])),
@@ -67,12 +67,15 @@ prop_compose! {
             proptest::option::of(one_of(&[Limit::Tokens, Limit::RetryQuota])),
             any::<bool>(),
             proptest::option::of(any::<u32>()),
+            proptest::option::of((text(), text(), any::<u16>(), any::<u64>(), any::<u64>()).prop_map(
+                |(method, url, status, at_wall_ms, until_wall_ms)| Box::new(HeldBy { method, url, status, at_wall_ms, until_wall_ms }),
+            )),
         ),
     ) -> AttemptRecord {
         AttemptRecord {
             attempt, decision, operation, key, scope, method, url, decided_at_ms, start_ms, end_ms, outcome, status,
             window_ms, sampled_delay_ms, provider_wait_ms, retry_after, budget_wait_ms, planned_wait_ms, remaining_ms,
-            evidence, reason, error, pending, store_error, limit, hedge, winner,
+            evidence, reason, error, pending, store_error, limit, hedge, winner, held_by,
         }
     }
 }
@@ -94,6 +97,9 @@ proptest! {
         }
         for ms in [&mut r.end_ms, &mut r.window_ms, &mut r.sampled_delay_ms].into_iter().flatten() {
             *ms %= 1 << 53;
+        }
+        if let Some(held) = r.held_by.as_mut() {
+            (held.at_wall_ms, held.until_wall_ms) = (held.at_wall_ms % (1 << 53), held.until_wall_ms % (1 << 53));
         }
         reads_back(&r);
     }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{begin, unlimited};
-use retryline::{Action, Decision, Draws, Observed, OperationKind, Outcome, Reason};
+use retryline::{Action, Decision, Draws, HeldBy, Observed, Operation, OperationKind, Outcome, Reason};
 use serde_json::json;
 
 const WALL: u64 = 1_767_225_600_000;
@@ -82,6 +82,44 @@ fn a_scope_hold_that_cannot_fit_refuses_with_provider_wait() {
     assert_eq!(stop.reason, Reason::ProviderWait);
     assert_eq!(b.records()[0].provider_wait_ms, 59_990);
     assert_eq!(b.attempts_sent(), 0);
+}
+
+#[test]
+fn a_refusal_by_another_calls_hold_or_ban_names_the_response_that_set_it_and_when_it_ends() {
+    let mut budget = unlimited();
+    let mut draws = Draws::seeded(3);
+    let mut limited = common::start(json!({ "deadlineMs": 5000 }), OperationKind::Read, "s");
+    (limited.method, limited.url) = (Some("GET".into()), Some("https://x.test/ratelimited".into()));
+    let mut a = Operation::begin(limited.clone(), 0, WALL);
+    a.start(0, &mut draws, &mut budget);
+    a.on_outcome(100, WALL + 100, &throttle("10"), &mut draws, &mut budget);
+    let mut b = begin(json!({ "deadlineMs": 5000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 400);
+    let Action::Stop(stop) = b.start(400, &mut draws, &mut budget) else { panic!() };
+    assert_eq!(stop.reason, Reason::ProviderWait);
+    let held = b.records()[0].held_by.clone().expect("the hold's response");
+    let expected = HeldBy {
+        method: "GET".into(),
+        url: "https://x.test/ratelimited".into(),
+        status: 429,
+        at_wall_ms: WALL + 100,
+        until_wall_ms: WALL + 10_100,
+    };
+    assert_eq!(*held, expected);
+    // A ban says so the same way; a hold learnt elsewhere that outlasts it has no cause to name.
+    let ban = Outcome { retry_after: Some("30".into()), ..Outcome::response(418) };
+    let mut c = Operation::begin(limited, 10_200, WALL + 10_200);
+    assert!(matches!(c.start(10_200, &mut draws, &mut budget), Action::Send { .. }));
+    c.on_outcome(10_300, WALL + 10_300, &ban, &mut draws, &mut budget);
+    let mut d = begin(json!({}), OperationKind::Read, "s", 10_400);
+    let Action::Stop(stop) = d.start(10_400, &mut draws, &mut budget) else { panic!() };
+    assert_eq!(stop.reason, Reason::Banned);
+    let banned = d.records()[0].held_by.clone().expect("the ban's response");
+    assert_eq!((banned.status, banned.until_wall_ms), (418, WALL + 40_300));
+    budget.hold("s", 60_000);
+    let mut e = begin(json!({ "deadlineMs": 5000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 45_000);
+    let action = e.start(45_000, &mut draws, &mut budget);
+    assert!(matches!(action, Action::Stop(_)), "{action:?}");
+    assert_eq!(e.records()[0].held_by, None);
 }
 
 #[test]

@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_WEIGHT: u32 = 1_000_000;
 
 use crate::classify::OperationKind;
+use crate::record::HeldBy;
 use crate::sorted_map::SortedMap;
 use bucket::Bucket;
 pub use config::{BudgetConfig, Limits};
@@ -124,10 +125,37 @@ impl Grant {
     }
 }
 
+/// The response behind a scope's hold or ban, and when it came (monotonic and wall-clock ms).
+#[derive(Clone, Debug)]
+pub struct Cause {
+    /// The request's method.
+    pub method: String,
+    /// The request's URL, redacted.
+    pub url: String,
+    /// The response's status.
+    pub status: u16,
+    /// When it came, monotonic ms.
+    pub at: u64,
+    /// When it came, wall-clock ms.
+    pub at_wall: u64,
+}
+
+impl Cause {
+    /// What a refused record says of it: the hold or ban ends at `until` (monotonic ms).
+    fn held_by(&self, until: u64) -> HeldBy {
+        let until_wall_ms = self.at_wall.saturating_add(until.saturating_sub(self.at));
+        let (method, url, status, at_wall_ms) = (self.method.clone(), self.url.clone(), self.status, self.at_wall);
+        HeldBy { method, url, status, at_wall_ms, until_wall_ms }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct ScopeState {
     hold_until: u64,
     ban_until: u64,
+    /// The responses that set the longest hold and ban this realm saw (boxed: most scopes have none).
+    hold_cause: Option<Box<Cause>>,
+    ban_cause: Option<Box<Cause>>,
     bucket: Option<Bucket>,
     meter: Option<Meter>,
     quota: Option<Quota>,
@@ -215,13 +243,46 @@ impl Budget {
     /// Holds the scope until `until` (monotonic ms); an existing longer hold stays.
     pub fn hold(&mut self, scope: &str, until: u64) {
         let s = self.scope_mut(scope);
+        if until > s.hold_until {
+            s.hold_cause = None; // a longer hold learnt elsewhere: its cause is not known here
+        }
         s.hold_until = s.hold_until.max(until);
     }
 
     /// Bans the scope until `until`; nothing is sent there meanwhile.
     pub fn ban(&mut self, scope: &str, until: u64) {
         let s = self.scope_mut(scope);
+        if until > s.ban_until {
+            s.ban_cause = None;
+        }
         s.ban_until = s.ban_until.max(until);
+    }
+
+    /// Holds the scope until `until`, as the response `cause` asked; the longest hold keeps its cause.
+    pub fn hold_for(&mut self, scope: &str, until: u64, cause: Cause) {
+        let s = self.scope_mut(scope);
+        if until >= s.hold_until {
+            s.hold_cause = Some(Box::new(cause));
+        }
+        s.hold_until = s.hold_until.max(until);
+    }
+
+    /// Bans the scope until `until`, as the response `cause` asked; the longest ban keeps its cause.
+    pub fn ban_for(&mut self, scope: &str, until: u64, cause: Cause) {
+        let s = self.scope_mut(scope);
+        if until >= s.ban_until {
+            s.ban_cause = Some(Box::new(cause));
+        }
+        s.ban_until = s.ban_until.max(until);
+    }
+
+    /// The response behind the scope's ban at `now` (or, with `banned` false, its hold), if this
+    /// realm saw it and it still sets the end.
+    pub fn held_by(&self, scope: &str, now: u64, banned: bool) -> Option<Box<HeldBy>> {
+        let s = self.scopes.get(scope)?;
+        let (until, cause) = if banned { (s.ban_until, &s.ban_cause) } else { (s.hold_until, &s.hold_cause) };
+        let cause = cause.as_ref().filter(|c| until > now && c.at <= until)?;
+        Some(Box::new(cause.held_by(until)))
     }
 
     /// How long the scope is still held at `now` (0 when free).

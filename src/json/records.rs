@@ -6,7 +6,7 @@ use crate::budget::quota::QuotaSnapshot;
 use crate::budget::ScopeSnapshot;
 use crate::input::{Invalid, Loose};
 use crate::reason::Stop;
-use crate::record::AttemptRecord;
+use crate::record::{AttemptRecord, HeldBy};
 use crate::replay::ReplayReport;
 
 impl ToJson for AttemptRecord {
@@ -39,6 +39,7 @@ impl ToJson for AttemptRecord {
             .field("limit", &self.limit)
             .field("hedge", &self.hedge)
             .field("winner", &self.winner)
+            .field("heldBy", &self.held_by)
             .end();
     }
 }
@@ -76,8 +77,37 @@ impl FromLoose for AttemptRecord {
             limit: f.take("limit"),
             hedge: f.take("hedge"),
             winner: f.take("winner"),
+            held_by: f.take("heldBy"),
         };
         f.finish(record)
+    }
+}
+
+impl ToJson for Box<HeldBy> {
+    fn write_json(&self, out: &mut String) {
+        Object::new(out)
+            .field("method", &self.method)
+            .field("url", &self.url)
+            .field("status", &self.status)
+            .field("atWallMs", &self.at_wall_ms)
+            .field("untilWallMs", &self.until_wall_ms)
+            .end();
+    }
+}
+
+impl FromLoose for Box<HeldBy> {
+    from_loose_by_read!();
+
+    fn read_loose(value: &Loose) -> Result<Self, Invalid> {
+        let mut f = Fields::of(value)?;
+        let held_by = HeldBy {
+            method: f.take("method"),
+            url: f.take("url"),
+            status: f.take("status"),
+            at_wall_ms: f.take("atWallMs"),
+            until_wall_ms: f.take("untilWallMs"),
+        };
+        f.finish(Box::new(held_by))
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::{Action, Operation, Outcome, Phase, Proposal};
 use crate::backoff::{self, Step};
-use crate::budget::Budget;
+use crate::budget::{Budget, Cause};
 use crate::classify::{classify, Observed};
 use crate::draw::Draws;
 use crate::reason::Reason;
@@ -153,9 +153,16 @@ impl Operation {
         };
         if wait.form != RetryAfterForm::Unparseable {
             let until = now.saturating_add(wait.wait_ms);
+            let cause = || Cause {
+                method: self.start.method.clone().unwrap_or_default(),
+                url: self.start.url.clone().unwrap_or_default(),
+                status: outcome.status.unwrap_or_default(),
+                at: now,
+                at_wall: wall_now,
+            };
             match verdict {
-                Reason::Banned => budget.ban(&self.start.scope, until),
-                Reason::Retryable | Reason::Throttled => budget.hold(&self.start.scope, until),
+                Reason::Banned => budget.ban_for(&self.start.scope, until, cause()),
+                Reason::Retryable | Reason::Throttled => budget.hold_for(&self.start.scope, until, cause()),
                 _ => {}
             }
         }

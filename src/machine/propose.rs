@@ -41,6 +41,7 @@ impl Operation {
             limit: None,
             hedge: false,
             winner: None,
+            held_by: None,
         }
     }
 
@@ -65,10 +66,19 @@ impl Operation {
         if banned > 0 && !stream {
             record.provider_wait_ms = record.provider_wait_ms.max(banned);
             record.planned_wait_ms = record.planned_wait_ms.max(banned);
+            record.held_by = budget.held_by(&scope, now, true);
             return self.refuse(now, record, Reason::Banned);
         }
         // A stream waits a ban out like a hold, if it ends before the outage's deadline.
-        let provider = record.provider_wait_ms.max(budget.hold_remaining(&scope, now)).max(banned);
+        let held = budget.hold_remaining(&scope, now);
+        // The scope's hold or ban, not this call's own response, sets the wait: say which response did.
+        let held_by = match (banned, held) {
+            (0, 0) => None,
+            (0, held) if held >= record.provider_wait_ms => budget.held_by(&scope, now, false),
+            (banned, _) if banned >= record.provider_wait_ms => budget.held_by(&scope, now, true),
+            _ => None,
+        };
+        let provider = record.provider_wait_ms.max(held).max(banned);
         record.provider_wait_ms = provider;
         let draw = record.sampled_delay_ms.unwrap_or(0);
         let spread = if provider > 0 && provider >= draw {
@@ -88,6 +98,9 @@ impl Operation {
         if let Fit::TooLate(reason) = fit {
             record.planned_wait_ms = local;
             let reason = if banned > 0 { Reason::Banned } else { reason };
+            if matches!(reason, Reason::Banned | Reason::ProviderWait) {
+                record.held_by = held_by;
+            }
             return self.refuse(now, record, reason);
         }
         let mut ask = self.ask(now.saturating_add(local));
