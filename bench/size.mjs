@@ -117,7 +117,7 @@ async function moduleGraph(entry) {
 }
 
 export const runtimes = [
-  { id: "node", name: "Node (`node` condition)", entry: "js/node.js", wasm: null, how: "the bytes inlined as base64 (pkg/server-inline.js), new WebAssembly.Module at import" },
+  { id: "node", name: "Node (`node` condition)", entry: "js/node.js", wasm: null, how: "the bytes inlined as base64 (pkg/server-inline.cjs, deflated, inflated by node:zlib), new WebAssembly.Module at import" },
   { id: "workerd", name: "workerd (`workerd` condition)", entry: "js/workerd.js", wasm: "pkg/server.wasm", how: "the runtime compiles the imported .wasm module" },
   { id: "durable-object", name: "Durable Object (`retryline/durable-object`)", entry: "js/durable-object.js", wasm: "pkg/authority.wasm", how: "the runtime compiles the imported .wasm module" },
 ];

@@ -1,7 +1,7 @@
-// Node entry (also Bun and Deno): the wasm module's bytes come inlined in a module, not read from
+// Node entry (also Bun and Deno): the wasm module's bytes come inlined (deflated) in a module, not read from
 // a file, so that the entry works wherever a bundler moves it (a Next.js server render, esbuild
 // --platform=node) and Deno needs no --allow-read; compiled synchronously, at import.
-import { wasmBytes } from "../pkg/server-inline.js";
+import { wasmBytes } from "../pkg/server-inline.cjs";
 import { assemble } from "./api/assemble.js";
 import { defineStream, defineWorksheet, load } from "./api/server-modules.js";
 import { coordinator } from "./platform/coordinator.js";

@@ -15,6 +15,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inflateRawSync } from "node:zlib";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -68,10 +69,10 @@ export const PKG_WASM = [
   { name: "authority", file: "authority.wasm" },
 ];
 
-/** The bytes a `<flavour>-inline.js` of scripts/build.mjs carries, or null when it has none. */
+/** The bytes a `<flavour>-inline.js` of scripts/build.mjs carries (deflated), or null when it has none. */
 export function inlinedWasm(path) {
   const base64 = readFileSync(path, "utf8").match(/const base64 = "([^"]*)"/)?.[1];
-  return base64 === undefined ? null : Buffer.from(base64, "base64");
+  return base64 === undefined ? null : inflateRawSync(Buffer.from(base64, "base64"));
 }
 
 /** What is wrong with one of the core's modules (null: nothing): it must be valid, import nothing

@@ -8,7 +8,7 @@ import { JOIN_MS, redisNamespace } from "../platform/redis.js";
 
 let budgets = null;
 const load = () =>
-  (budgets ??= import("../../pkg/authority-inline.js").then(({ wasmBytes }) =>
+  (budgets ??= import("../../pkg/authority-inline.cjs").then(({ wasmBytes }) =>
     authorityOf(new WebAssembly.Instance(new WebAssembly.Module(wasmBytes()), {}))));
 
 /** Keeps a budget in the Redis that `value` names or is. @throws {TypeError} naming redis. */

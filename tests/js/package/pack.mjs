@@ -28,6 +28,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, isAbsolute, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequire } from "node:module";
+import { inflateRawSync } from "node:zlib";
 
 export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url)).replace(/\/$/, "");
 export const repoNodeModules = join(repoRoot, "node_modules");
@@ -154,7 +155,7 @@ export async function checkTarball(tgz) {
     const inline = await readFile(join(pkg, "browser-inline.js"), "utf8");
     const base64 = inline.match(/const base64 = "([^"]*)"/)?.[1];
     if (base64 === undefined) return "pkg/browser-inline.js has no base64 string";
-    if (!Buffer.from(base64, "base64").equals(await readFile(join(pkg, "browser.wasm")))) return "pkg/browser-inline.js and pkg/browser.wasm hold different bytes";
+    if (!inflateRawSync(Buffer.from(base64, "base64")).equals(await readFile(join(pkg, "browser.wasm")))) return "pkg/browser-inline.js and pkg/browser.wasm hold different bytes";
     return null;
   } finally {
     await rm(out, { recursive: true, force: true });
@@ -239,7 +240,7 @@ export async function importNodeEntry(dir) {
  * fresh project got from the tarball (else null: a later build replaced them).
  */
 export async function importRepoNodeEntry(dir) {
-  for (const f of ["server-inline.js"]) {
+  for (const f of ["server-inline.cjs"]) {
     const [a, b] = await Promise.all([readFile(join(repoRoot, "pkg", f)), readFile(join(dir, "node_modules", "retryline", "pkg", f))])
       .catch(() => [null, null]);
     if (!a || !a.equals(b)) return null;
