@@ -7,6 +7,8 @@ import { WebSocket, WebSocketServer } from "ws";
 
 const TICKER_PATH = "/ws/ticker"; // ticks from the first moment
 const COMBINED_PATH = "/stream"; // Binance combined-stream flavour: ticks after SUBSCRIBE
+const RAW_PATH = "/ws"; // Binance raw-stream flavour, subscribed by message: the same ticks after SUBSCRIBE
+const subscribable = (path) => path === COMBINED_PATH || path === RAW_PATH;
 const CONTROL_PREFIX = "/__mock/streams/";
 const DEFAULT_TICK_MS = 50;
 const FIELDS = {
@@ -189,16 +191,16 @@ export function createMockStreams() {
     messageLog.push({ connection: conn.entry.id, path: conn.path, at: nowMs(), data: text });
     const request = parseRequest(text);
     if (request?.method === "ping") return send(conn, { result: "pong", id: request.id });
-    if (conn.path === COMBINED_PATH && request?.method === "SUBSCRIBE") {
+    if (subscribable(conn.path) && request?.method === "SUBSCRIBE") {
       conn.ticking = true;
       startTicker();
       return send(conn, { result: null, id: request.id });
     }
-    if (conn.path === COMBINED_PATH && request?.method === "UNSUBSCRIBE") {
+    if (subscribable(conn.path) && request?.method === "UNSUBSCRIBE") {
       conn.ticking = false;
       return send(conn, { result: null, id: request.id });
     }
-    if (conn.path !== TICKER_PATH && conn.path !== COMBINED_PATH && conn.ws.readyState === WebSocket.OPEN) {
+    if (conn.path !== TICKER_PATH && !subscribable(conn.path) && conn.ws.readyState === WebSocket.OPEN) {
       conn.ws.send(data, { binary: isBinary }); // any other path is an echo server
     }
   }

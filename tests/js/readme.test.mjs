@@ -22,7 +22,7 @@
 // language fails the first test until someone decides how it runs.
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, rmSync, rmdirSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, rmdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ccxtModule from "ccxt";
@@ -37,7 +37,9 @@ import { bundleLikeWrangler, workerdConfig } from "./support/wrangler-bundle.mjs
 import { RetryClient, RetryError } from "../../js/node.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const blocks = readmeBlocks(readFileSync(join(root, "README.md"), "utf8"));
+// The README and every page of docs/: each block runs, wherever it lives.
+const documents = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+const blocks = documents.flatMap((file) => readmeBlocks(readFileSync(join(root, file), "utf8"), file));
 const jsBlocks = blocks.filter((b) => b.lang === "js");
 const NOT_RUN = new Set(["sh", "toml", "rust", ""]); // see the top of this file; "jsonc" is read by the Durable Object test
 const scratch = join(root, "target", "test-output", "readme", `run-${process.pid}`);
@@ -149,9 +151,9 @@ const expectations = [
     title: "the first example: 503, 503, then 200, resolved within its 8 s deadline",
     async run(block) {
       mock.script(PRICE, [{ status: 503 }, { status: 503 }, { status: 200, body: price }]);
-      const { module } = await runBlock(block);
+      const { module, logged } = await runBlock(block);
       assert.equal(module.res.status, 200);
-      assert.deepEqual(await module.res.json(), price);
+      assert.deepEqual(logged, [[price]]);
       assert.deepEqual(statuses(PRICE), [503, 503, 200]);
       assert.deepEqual(mock.requests({ path: PRICE }).map((r) => r.query.symbol), ["BTCUSDT", "BTCUSDT", "BTCUSDT"]);
     },
@@ -246,27 +248,22 @@ const expectations = [
   },
   {
     marker: "const prices = new RetryClient(",
-    title: "the dashboard: a 503 retried under the shared budget, render() given the price; a ban is showStale(\"banned\")",
+    title: "the dashboard: a 503 retried under the shared budget, each price printed; a ban marks both stale: banned, the second unsent",
     async run(block) {
-      mock.script(PRICE, [{ status: 503 }, { status: 200, body: price }]);
+      mock.script(PRICE, [{ status: 503 }, { status: 200, body: price }, { status: 200, body: price }]);
       const ok = await runBlock(block);
-      assert.deepEqual(ok.names.render.calls, [[price]]);
-      assert.deepEqual(ok.names.showStale.calls, []);
-      assert.deepEqual(statuses(PRICE), [503, 200]);
-      // The used weight the exchange reported (X-MBX-USED-WEIGHT-1M: 2 after two requests) lowered the budget's bucket.
+      assert.deepEqual(ok.logged, [["BTCUSDT", price.price], ["ETHUSDT", price.price]]);
+      assert.deepEqual(statuses(PRICE), [503, 200, 200]);
+      assert.deepEqual(mock.requests({ path: PRICE }).map((r) => r.query.symbol), ["BTCUSDT", "BTCUSDT", "ETHUSDT"]);
+      // The used weight the exchange reported lowered the budget's bucket below what the calls spent alone.
       const [scope] = ok.module.budget.snapshot();
       assert.ok(scope.tokens <= 1200 - 2, JSON.stringify(scope));
 
       mock.reset();
       mock.script(PRICE, [{ status: 418, retryAfter: 60 }]);
       const banned = await runBlock(block);
-      assert.deepEqual(banned.names.render.calls, []);
-      assert.equal(banned.names.showStale.calls.length, 1);
-      const [reason, records] = banned.names.showStale.calls[0];
-      assert.equal(reason, "banned");
-      assert.deepEqual(records.filter((r) => r.decision === "sent").map((r) => r.status), [418]);
-      assert.ok(records.filter((r) => r.decision !== "sent").every((r) => r.reason === "banned"), JSON.stringify(records));
-      assert.deepEqual(statuses(PRICE), [418]);
+      assert.deepEqual(banned.logged, [["BTCUSDT", "stale:", "banned"], ["ETHUSDT", "stale:", "banned"]]);
+      assert.deepEqual(statuses(PRICE), [418], "the ban held the scope: nothing more was sent");
     },
   },
   {
@@ -289,27 +286,93 @@ const expectations = [
     },
   },
   {
-    marker: "await orders.reconcile(clientOrderId",
-    title: "an order whose response is lost: sent once, unknown-outcome, reconciled to its fill by lookUpStatus",
+    marker: "const result = await orders.reconcile(id,",
+    title: "an order whose answer is lost: sent once, unknown-outcome, reconciled from Binance's own status; answered, placed",
     async run(block) {
       mock.script(ORDER, [{ action: "execute-then-drop" }], { method: "POST" });
-      const { names } = await runBlock(block);
+      const lost = await runBlock(block);
       assert.deepEqual(statuses(ORDER, "POST"), ["dropped"]);
-      assert.equal(mock.orders.get(names.clientOrderId)?.status, "FILLED");
-      assert.equal(mock.orders.get(names.clientOrderId)?.duplicates, 0);
-      assert.equal(names.lookUpStatus.calls.length, 1);
-      assert.equal(names.lookUpStatus.calls[0][0], names.clientOrderId);
-      assert.ok(names.lookUpStatus.calls[0][1] instanceof AbortSignal);
-      assert.deepEqual(statuses(ORDER, "GET"), [200]);
-      // The order's state was saved to myStore before it was sent; reconciled, the key is free again.
-      const key = `retryline:${names.clientOrderId}`;
-      assert.ok(names.myStore.writes.some(([k]) => k === key), "the order's state was written to the block's store");
-      assert.equal(names.myStore.has(key), false, "reconciled: nothing left awaiting reconciliation");
+      assert.equal(mock.orders.get("my-order-1")?.status, "FILLED");
+      assert.equal(mock.orders.get("my-order-1")?.duplicates, 0);
+      assert.deepEqual(statuses(ORDER, "GET"), [200], "one status query");
+      assert.deepEqual(lost.logged, [["reconciled:", "filled"]]);
 
       mock.reset();
-      const filled = await runBlock(block); // answered: no reconciliation
+      const placed = await runBlock(block);
       assert.deepEqual(statuses(ORDER, "POST"), [200]);
-      assert.equal(filled.names.lookUpStatus.calls.length, 0);
+      assert.deepEqual(placed.logged, [["placed:", "FILLED"]]);
+    },
+  },
+  {
+    marker: "onAttempt: (r) => console.log(`attempt ${r.attempt}:",
+    title: "log every attempt: a record printed per attempt; a refusal's reason and message printed",
+    async run(block) {
+      mock.script("/api/v3/time", [{ status: 503 }, { status: 200, body: { serverTime: 1 } }]);
+      const ok = await runBlock(block);
+      assert.equal(ok.logged.length, 2);
+      assert.match(ok.logged[0][0], /^attempt 1: sent, 503, retryable, waited 0 ms$/);
+      assert.match(ok.logged[1][0], /^attempt 2: sent, 200, success, waited \d+ ms$/);
+      assert.deepEqual(statuses("/api/v3/time"), [503, 200]);
+      mock.reset();
+      mock.script("/api/v3/time", [{ status: 400, body: { code: -1100 } }]);
+      const stopped = await runBlock(block);
+      assert.equal(stopped.logged.length, 2);
+      assert.match(stopped.logged[1][0], /^stopped: non-retryable: GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/time: non-retryable after 1 request/);
+    },
+  },
+  {
+    marker: "const once = await client.fetch(url, { method: \"POST\" }, { policy: { maxAttempts: 1 } });",
+    title: "POST: once is sent once even after a 503; the keyed idempotent POST is retried past a 503",
+    async run(block) {
+      const path = "/api/v3/userDataStream";
+      mock.script(path, [{ status: 200, body: { listenKey: "k" } }, { status: 503 }, { status: 200, body: { listenKey: "k" } }], { method: "POST" });
+      const { logged } = await runBlock(block);
+      assert.deepEqual(logged, [[200, 200]]);
+      assert.deepEqual(statuses(path, "POST"), [200, 503, 200]);
+      assert.deepEqual(mock.requests({ path, method: "POST" }).map((r) => r.headers["idempotency-key"] ?? null), [null, "listen-key-1", "listen-key-1"]);
+      mock.reset();
+      mock.script(path, [{ status: 503 }], { method: "POST" });
+      const once = await rejection(runBlock(block));
+      assert.ok(once instanceof RetryError, String(once));
+      assert.deepEqual(statuses(path, "POST"), [503], "sent once");
+    },
+  },
+  {
+    marker: 'share: "binance" });',
+    title: "one budget across tabs: in Node there are no tabs, so it runs on its own ('local') and says so",
+    async run(block) {
+      mock.script(PRICE, [{ status: 503 }, { status: 200, body: price }]);
+      const { logged, module } = await runBlock(block);
+      assert.deepEqual(logged, [[price.price, "— sharing:", "local"]]);
+      assert.equal(module.budget.sharing, "local");
+      assert.deepEqual(statuses(PRICE), [503, 200]);
+    },
+  },
+  {
+    marker: 'const trades = client.stream("wss://stream.binance.com:9443/ws", {',
+    title: "the README's stream: subscribes on open, prints trades, one connection attempt recorded, closed by its timer",
+    async run(block) {
+      mock.streams.setTickMs(20);
+      // What the stream prints comes after the block's import: caught here, not by runBlock alone.
+      const later = [];
+      const log = console.log;
+      console.log = (...args) => later.push(args);
+      try {
+        const { logged: atImport, module } = await runBlock(block);
+        const logged = () => [...atImport, ...later];
+        const until = Date.now() + 5000;
+        const seen = () => logged().some((l) => l[0] === "BTC") && logged().some((l) => /^connection attempt/.test(l[0]));
+        while (!seen() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+        assert.ok(logged().some((l) => l[0] === "BTC" && typeof l[1] === "string"), JSON.stringify(logged().slice(0, 5)));
+        assert.deepEqual(logged().find((l) => /^connection attempt/.test(l[0])), ["connection attempt 1: sent"], JSON.stringify(logged().filter((l) => l[0] !== "BTC")));
+        assert.ok(logged().some((l) => l[0] === "state:" && l[1] === "open"));
+        assert.equal(mock.streams.connections({ path: "/ws" }).length, 1, "the server saw one connection");
+        assert.equal(JSON.parse(mock.streams.messages({ path: "/ws" })[0].data).method, "SUBSCRIBE");
+        module.trades.close();
+        assert.equal(module.trades.state, "stopped");
+      } finally {
+        console.log = log;
+      }
     },
   },
   {
@@ -375,27 +438,27 @@ const expectations = [
 
 // ---------------------------------------------------------------------------------------------
 
-test("README.md: every js block is run by an expectation below, and every expectation finds its block", () => {
+test("README.md and docs/: every js block is run by an expectation below, and every expectation finds its block", () => {
   assert.ok(jsBlocks.length > 0, "README.md has no js blocks: is the README where this test reads it?");
   const problems = [];
   for (const block of blocks) {
-    if (block.lang !== "js" && block.lang !== "jsonc" && !NOT_RUN.has(block.lang)) problems.push(`README.md line ${block.line}: a \`\`\`${block.lang} block no test runs, nor says why not`);
+    if (block.lang !== "js" && block.lang !== "jsonc" && !NOT_RUN.has(block.lang)) problems.push(`${block.file} line ${block.line}: a \`\`\`${block.lang} block no test runs, nor says why not`);
   }
   for (const block of jsBlocks) {
     const matched = expectations.filter((e) => block.code.includes(e.marker));
-    if (matched.length === 0) problems.push(`README.md line ${block.line}: a js block no test runs`);
-    if (matched.length > 1) problems.push(`README.md line ${block.line}: a js block that ${matched.length} expectations claim`);
+    if (matched.length === 0) problems.push(`${block.file} line ${block.line}: a js block no test runs`);
+    if (matched.length > 1) problems.push(`${block.file} line ${block.line}: a js block that ${matched.length} expectations claim`);
   }
   for (const e of expectations) {
     const found = jsBlocks.filter((b) => b.code.includes(e.marker));
-    if (found.length !== 1) problems.push(`${found.length} js blocks of README.md have the line ${JSON.stringify(e.marker)} (expected exactly one)`);
+    if (found.length !== 1) problems.push(`${found.length} js blocks of README.md and docs/ have the line ${JSON.stringify(e.marker)} (expected exactly one)`);
   }
   assert.deepEqual(problems, []);
 });
 
 for (const e of expectations) {
   const block = jsBlocks.find((b) => b.code.includes(e.marker));
-  test(`README.md line ${block?.line ?? "?"}: ${e.title}`, async (t) => {
+  test(`${block?.file ?? "?"} line ${block?.line ?? "?"}: ${e.title}`, async (t) => {
     assert.ok(block, `no js block of README.md has the line ${JSON.stringify(e.marker)}`);
     await e.run(block, t);
   });
@@ -412,10 +475,10 @@ async function durableObjectWorker(block, t) {
   assert.equal(jsonc.length, 1, "the README's wrangler.jsonc fragment");
   const wrangler = JSON.parse(`{${jsonc[0].code.replace(/(^|\s)\/\/.*$/gm, "$1")}}`);
   const objects = wrangler.durable_objects.bindings;
-  assert.ok(objects.length > 0, `README.md line ${jsonc[0].line}: no Durable Object binding`);
+  assert.ok(objects.length > 0, `${jsonc[0].file} line ${jsonc[0].line}: no Durable Object binding`);
   for (const { class_name } of objects) {
     assert.ok(wrangler.migrations.some((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])].includes(class_name)),
-      `README.md line ${jsonc[0].line}: no migration creates ${class_name}`);
+      `${jsonc[0].file} line ${jsonc[0].line}: no migration creates ${class_name}`);
     assert.match(block.code, new RegExp(`export \\{[^}]*\\b${class_name}\\b`), `the worker exports ${class_name}`);
   }
 

@@ -17,15 +17,15 @@ import ccxtModule from "ccxt";
  * 1-based line of its opening fence (`line`; its code starts on the next), and its code. Only top-level ``` fences (the README has no
  * indented or ~~~ ones).
  */
-export function readmeBlocks(markdown) {
+export function readmeBlocks(markdown, file = "README.md") {
   const lines = markdown.split("\n");
   const blocks = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\S*)/.exec(lines[i]);
     if (!open) continue;
     const end = lines.findIndex((l, j) => j > i && /^```\s*$/.test(l));
-    assert.ok(end > i, `README.md line ${i + 1}: a code fence that is never closed`);
-    blocks.push({ lang: open[1], line: i + 1, code: lines.slice(i + 1, end).join("\n") });
+    assert.ok(end > i, `${file} line ${i + 1}: a code fence that is never closed`);
+    blocks.push({ file, lang: open[1], line: i + 1, code: lines.slice(i + 1, end).join("\n") });
     i = end;
   }
   return blocks;
@@ -111,16 +111,19 @@ export function writeBlock(dir, block, { entries, mockUrl, free = [], exportTopL
   const support = fileURLToPath(import.meta.url);
   const ccxtShim = join(dir, "ccxt.mjs");
   writeFileSync(ccxtShim, `export { ccxt as default } from ${JSON.stringify(support)};\n`);
+  const where = `${block.file ?? "README.md"} line ${block.line}`;
+  const profile = (name) => join(fileURLToPath(new URL("../../../js/", import.meta.url)), `${name.slice("retryline/".length)}.js`);
   const targets = { retryline: entries.retryline, "retryline/fetch": entries.fetch, "retryline/durable-object": entries.durableObject, ccxt: ccxtShim };
-  let code = block.code.replace(/(\bfrom\s*)(["'])(retryline(?:\/durable-object|\/fetch)?|ccxt)\2/g, (_, from, _q, name) => {
-    assert.ok(targets[name], `README.md line ${block.line}: no entry file for ${name}`);
-    return `${from}${JSON.stringify(targets[name])}`;
+  let code = block.code.replace(/(\bfrom\s*)(["'])(retryline(?:\/durable-object|\/fetch|\/profiles\/[\w-]+)?|ccxt)\2/g, (_, from, _q, name) => {
+    const target = name.startsWith("retryline/profiles/") ? profile(name) : targets[name];
+    assert.ok(target, `${where}: no entry file for ${name}`);
+    return `${from}${JSON.stringify(target)}`;
   });
   for (const host of PROVIDER_HOSTS) code = code.replaceAll(host, mockUrl);
   for (const host of STREAM_HOSTS) code = code.replaceAll(host, mockUrl.replace(/^http/, "ws"));
   // A provider's documentation page is named, never fetched.
   const foreign = /\b(?:https?|wss?):\/\/(?!127\.0\.0\.1[:/]|developers\.binance\.com\/)[^\s"'`]*/.exec(code);
-  assert.equal(foreign, null, `README.md line ${block.line}: a URL the harness does not point at the mock exchange: ${foreign?.[0]}`);
+  assert.equal(foreign, null, `${where}: a URL the harness does not point at the mock exchange: ${foreign?.[0]}`);
 
   const declared = declaredNames(block.code);
   const wanted = free.filter((n) => !declared.has(n) && uses(block.code, n));
@@ -130,11 +133,11 @@ export function writeBlock(dir, block, { entries, mockUrl, free = [], exportTopL
     fromEntry.length ? `import { ${fromEntry.join(", ")} } from ${JSON.stringify(entries.retryline)};` : "",
     wanted.includes("ccxt") ? `import ccxt from ${JSON.stringify(ccxtShim)};` : "",
     fromContext.length ? `import { context as __readmeContext } from ${JSON.stringify(support)}; const { ${fromContext.join(", ")} } = __readmeContext();` : "",
-    `// README.md line ${block.line + 1} is the next line`,
+    `// ${block.file ?? "README.md"} line ${block.line + 1} is the next line`,
   ].join(" ");
   const exported = exportTopLevel ? topLevelNames(block.code) : [];
   const epilogue = exported.length ? `\nexport { ${exported.join(", ")} };\n` : "\n";
-  const file = join(dir, `block-${block.line}.mjs`);
+  const file = join(dir, `block-${(block.file ?? "README.md").replace(/[^\w]+/g, "-")}-${block.line}.mjs`);
   writeFileSync(file, `${prelude.trim()}\n${code}${epilogue}`);
   return { file, provided: wanted };
 }
