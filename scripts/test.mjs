@@ -1,5 +1,6 @@
 // npm test: every test of the project, on a fresh machine too (it installs what is missing).
-//   1. the native core (cargo test), the transcript suite around the core's machines included
+//   1. the native core (cargo test), the transcript suite around the core's machines included, then
+//      the crate as published (scripts/crate-check.mjs: its file list, cargo publish --dry-run)
 //   2. the package build (scripts/build.mjs: one wasm per entry, cargo + wasm-opt -O1)
 //   3. the Rust API's shell (src/web) in Node and headless Chrome, the transcript suite through the
 //      Rust executor in Node, and examples/rust-dashboard (a crate on the typed API) in Chrome:
@@ -105,6 +106,8 @@ const node = process.execPath;
 const setup = step("toolchain", node, ["scripts/bootstrap.mjs", ...(wants("wasm") ? ["--browser"] : []), ...(wants("js") ? ["--redis", "--node-lines"] : [])]);
 const bindgen = wants("wasm") ? step("wasm-bindgen-cli", node, ["scripts/bootstrap.mjs", "wasm-bindgen"], { niced: true }) : Promise.resolve(true);
 const native = wants("rust") ? step("core (native)", "cargo", ["test", "--quiet"], { niced: true }) : Promise.resolve(true);
+// After the core's tests, which hold the same target folder: the crate as `cargo publish` would upload it.
+const crate = wants("rust") ? native.then(() => step("the crate as published (cargo package, publish --dry-run)", node, ["scripts/crate-check.mjs"], { niced: true })) : Promise.resolve(true);
 
 let built = Promise.resolve(true);
 if (wants("wasm") || wants("js")) {
@@ -157,7 +160,7 @@ async function nodeSuites(nodeLines) {
   }
 }
 
-const lanes = [native];
+const lanes = [native, crate];
 if (wants("wasm") || wants("js")) {
   if (!(await built)) {
     await Promise.all(lanes.concat(bindgen));

@@ -88,6 +88,11 @@
 //! involved, `wall_now` (Unix ms). Random delays come from [`Draws`], which the
 //! caller seeds. [`replay()`] runs the same machine on a virtual clock.
 
+/// The crate's README (README.crate.md), its example compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.crate.md")]
+pub struct ReadmeDoctests;
+
 pub mod backoff;
 pub mod budget;
 pub mod builders;
