@@ -20,6 +20,7 @@ pub mod breaker_shared;
 pub mod bucket;
 pub mod config;
 pub mod contact;
+mod holds;
 pub mod latency;
 pub mod lease;
 pub mod meter;
@@ -35,10 +36,10 @@ use serde::{Deserialize, Serialize};
 pub const MAX_WEIGHT: u32 = 1_000_000;
 
 use crate::classify::OperationKind;
-use crate::record::HeldBy;
 use crate::sorted_map::SortedMap;
 use bucket::Bucket;
 pub use config::{BudgetConfig, Limits};
+pub use holds::Cause;
 use lease::Lease;
 use meter::Meter;
 use quota::Quota;
@@ -122,30 +123,6 @@ impl Grant {
     /// A grant that holds nothing (for attempts restored from another process).
     pub fn empty(start_at: u64) -> Grant {
         Grant { id: 0, start_at, weight: 0, quota_cost: 0, leased: false, deferred: false, priority: Priority::Read }
-    }
-}
-
-/// The response behind a scope's hold or ban, and when it came (monotonic and wall-clock ms).
-#[derive(Clone, Debug)]
-pub struct Cause {
-    /// The request's method.
-    pub method: String,
-    /// The request's URL, redacted.
-    pub url: String,
-    /// The response's status.
-    pub status: u16,
-    /// When it came, monotonic ms.
-    pub at: u64,
-    /// When it came, wall-clock ms.
-    pub at_wall: u64,
-}
-
-impl Cause {
-    /// What a refused record says of it: the hold or ban ends at `until` (monotonic ms).
-    fn held_by(&self, until: u64) -> HeldBy {
-        let until_wall_ms = self.at_wall.saturating_add(until.saturating_sub(self.at));
-        let (method, url, status, at_wall_ms) = (self.method.clone(), self.url.clone(), self.status, self.at_wall);
-        HeldBy { method, url, status, at_wall_ms, until_wall_ms }
     }
 }
 
@@ -238,61 +215,6 @@ impl Budget {
                 ..ScopeState::default()
             }
         })
-    }
-
-    /// Holds the scope until `until` (monotonic ms); an existing longer hold stays.
-    pub fn hold(&mut self, scope: &str, until: u64) {
-        let s = self.scope_mut(scope);
-        if until > s.hold_until {
-            s.hold_cause = None; // a longer hold learnt elsewhere: its cause is not known here
-        }
-        s.hold_until = s.hold_until.max(until);
-    }
-
-    /// Bans the scope until `until`; nothing is sent there meanwhile.
-    pub fn ban(&mut self, scope: &str, until: u64) {
-        let s = self.scope_mut(scope);
-        if until > s.ban_until {
-            s.ban_cause = None;
-        }
-        s.ban_until = s.ban_until.max(until);
-    }
-
-    /// Holds the scope until `until`, as the response `cause` asked; the longest hold keeps its cause.
-    pub fn hold_for(&mut self, scope: &str, until: u64, cause: Cause) {
-        let s = self.scope_mut(scope);
-        if until >= s.hold_until {
-            s.hold_cause = Some(Box::new(cause));
-        }
-        s.hold_until = s.hold_until.max(until);
-    }
-
-    /// Bans the scope until `until`, as the response `cause` asked; the longest ban keeps its cause.
-    pub fn ban_for(&mut self, scope: &str, until: u64, cause: Cause) {
-        let s = self.scope_mut(scope);
-        if until >= s.ban_until {
-            s.ban_cause = Some(Box::new(cause));
-        }
-        s.ban_until = s.ban_until.max(until);
-    }
-
-    /// The response behind the scope's ban at `now` (or, with `banned` false, its hold), if this
-    /// realm saw it and it still sets the end.
-    pub fn held_by(&self, scope: &str, now: u64, banned: bool) -> Option<Box<HeldBy>> {
-        let s = self.scopes.get(scope)?;
-        let (until, cause) = if banned { (s.ban_until, &s.ban_cause) } else { (s.hold_until, &s.hold_cause) };
-        let cause = cause.as_ref().filter(|c| until > now && c.at <= until)?;
-        Some(Box::new(cause.held_by(until)))
-    }
-
-    /// How long the scope is still held at `now` (0 when free).
-    pub fn hold_remaining(&self, scope: &str, now: u64) -> u64 {
-        self.scopes.get(scope).map_or(0, |s| s.hold_until.saturating_sub(now))
-    }
-
-    /// How long the scope is still banned at `now` (0 when not banned).
-    pub fn ban_remaining(&self, scope: &str, now: u64) -> u64 {
-        self.scopes.get(scope).map_or(0, |s| s.ban_until.saturating_sub(now))
     }
 
     /// Grants capacity for one attempt: tokens for its weight (waiting for them if they
