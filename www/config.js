@@ -16,36 +16,50 @@ export const BUDGET = {
 /** The worked example's policy: the reference article's numbers. */
 const WORKED_EXAMPLE = { deadlineMs: 12_000, attemptTimeoutMs: 1500, maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 4000, jitter: "full" };
 
+/** The families whose flags are on purpose, and why: the worksheet panel says so beside them. */
+export const ON_PURPOSE = {
+  "worked example": "the reference article's own policy: its fifth attempt cannot fit the deadline, which is what the timeline shows",
+};
+
+/** The provider's documentation, for every family: the mock exchange is the provider here, and its
+ * source is its documentation (read on the date given). */
+const DOCS = { url: "https://github.com/retryline/retryline/blob/main/tests/js/mock-exchange.mjs", checked: "2026-12-05" };
+
 /** The families on the mock exchange at `exchange` (http://127.0.0.1:PORT). Each panel's run has
  * routes of its own under a prefix (`/timeline/<run>/…`, `/budget/<run>/…`, exchange.js), which
  * the patterns match with `*`. */
 export function families(exchange) {
   const ws = exchange.replace(/^http/, "ws");
-  return [
+  return withDocs([
     { name: "worked example", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/ticker/price` }, policy: WORKED_EXAMPLE },
     { name: "429 storm", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/depth` },
       policy: { deadlineMs: 5000, attemptTimeoutMs: 1000, baseDelayMs: 100, retryAfterSpreadMs: 200 } },
-    { name: "418 ban", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/klines` }, policy: { deadlineMs: 2000, attemptTimeoutMs: 1000 } },
+    // A ban ends a read at once: one attempt, which fits.
+    { name: "418 ban", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/klines` }, policy: { maxAttempts: 1, deadlineMs: 2000, attemptTimeoutMs: 1000 } },
     { name: "account (background tab)", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/account` },
-      policy: { deadlineMs: 4000, attemptTimeoutMs: 1000, jitter: "none", baseDelayMs: 500 } },
+      policy: { maxAttempts: 2, deadlineMs: 4000, attemptTimeoutMs: 1000, jitter: "none", baseDelayMs: 500 } },
     { name: "trades (breaker)", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/trades` }, scope: "trades",
       policy: { maxAttempts: 1, deadlineMs: 2000, attemptTimeoutMs: 1000 } },
     { name: "hedged read", match: { method: "GET", url: `${exchange}/timeline/*/api/v3/avgPrice` },
-      policy: { maxHedges: 1, hedgeAfterMs: 150, deadlineMs: 3000, attemptTimeoutMs: 2000 } },
+      policy: { maxHedges: 1, hedgeAfterMs: 150, deadlineMs: 8000, attemptTimeoutMs: 2000 } },
     // The lost-order scenario's submissions: the body is JSON, its newClientOrderId the order's identity.
     { name: "orders", match: { method: "POST", url: `${exchange}/api/v3/order` }, operation: "order",
-      key: ({ init }) => JSON.parse(init?.body ?? "{}").newClientOrderId, policy: { deadlineMs: 5000, attemptTimeoutMs: 2000 } },
+      key: ({ init }) => JSON.parse(init?.body ?? "{}").newClientOrderId, policy: { maxAttempts: 2, deadlineMs: 5000, attemptTimeoutMs: 2000 } },
     { name: "widgets", match: { method: "GET", url: `${exchange}/budget/*/price` }, scope: "widgets", priority: "refresh",
-      policy: { deadlineMs: 2000, attemptTimeoutMs: 1000 } },
+      policy: { maxAttempts: 2, deadlineMs: 2000, attemptTimeoutMs: 750 } },
     // The stream panel's connection attempts, and the one REST read an episode makes beside them.
     { name: "ticker stream", match: { method: "GET", url: `${ws}/ws/ticker` },
-      policy: { baseDelayMs: 200, maxDelayMs: 1000, attemptTimeoutMs: 2000, maxAttempts: 30, deadlineMs: 30_000 } },
+      policy: { baseDelayMs: 200, maxDelayMs: 1000, attemptTimeoutMs: 2000, maxAttempts: 30, deadlineMs: 90_000 } },
     { name: "stream's REST read", match: { method: "GET", url: `${exchange}/stream/*` }, policy: { maxAttempts: 1 } },
-  ];
+  ]);
 }
+
+/** Every family with the provider's documentation. */
+const withDocs = (list) => list.map((family) => ({ docs: DOCS, ...family }));
 
 /** A client's options on `exchange`: the families, and `budget` (else a new one of BUDGET's limits,
  * made with `Budget`: the page's class or Node's). */
 export function clientOptions({ exchange, Budget, budget = new Budget(BUDGET) }) {
-  return { families: families(exchange), budget };
+  // Three attempts of 10 s, the library's default, cannot all fit its 30 s: what no family matches gets 5 s each.
+  return { families: families(exchange), budget, policy: { attemptTimeoutMs: 5000 } };
 }

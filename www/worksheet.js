@@ -5,6 +5,8 @@
 // timeline's last run used are marked. The mock exchange's origin is shortened to … in the match
 // and scope columns (the whole pattern is the match cell's title).
 
+import { ON_PURPOSE } from "./config.js";
+
 const s = (ms) => `${ms} ms`;
 const short = (text) => text.replace(/(\w+:\/\/)127\.0\.0\.1:\d+/, "$1…");
 
@@ -59,10 +61,15 @@ export function drawWorksheet(host, worksheet) {
     const flags = body.insertRow();
     flags.className = "flags";
     const td = Object.assign(flags.insertCell(), { colSpan: COLUMNS.length });
-    td.replaceChildren(...r.flags.map((f) => Object.assign(document.createElement("div"), { className: "flag", textContent: `⚑ ${f}` })));
+    const why = ON_PURPOSE[r.family];
+    if (why) flags.classList.add("on-purpose");
+    const label = why ? [Object.assign(document.createElement("div"), { className: "on-purpose", textContent: `On purpose: ${why}.` })] : [];
+    td.replaceChildren(...r.flags.map((f) => Object.assign(document.createElement("div"), { className: "flag", textContent: `⚑ ${f}` })), ...label);
   }
   const flags = worksheet.rows.reduce((n, r) => n + r.flags.length, 0);
-  const note = Object.assign(document.createElement("p"), { className: "about", textContent: `${worksheet.rows.length} rows, ${flags} flags.` });
+  const meant = worksheet.rows.filter((r) => ON_PURPOSE[r.family]).reduce((n, r) => n + r.flags.length, 0);
+  const text = `${worksheet.rows.length} rows, ${flags} flags${meant ? `, ${meant === flags ? "all" : meant} on purpose (labelled)` : ""}.`;
+  const note = Object.assign(document.createElement("p"), { className: "about", textContent: text });
   host.replaceChildren(note, table);
   Object.assign(host.dataset, { rows: String(worksheet.rows.length), flags: String(flags) });
 }

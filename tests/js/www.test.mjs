@@ -112,6 +112,10 @@ async function worksheetMatchesTheRun(page, exchange) {
   assert.deepEqual([row.maxAttempts, row.deadlineMs, row.attemptTimeoutMs, row.windowsMs], ["5", "12000", "1500", "500,1000,2000,4000"]);
   assert.ok(row.ran && rows.filter((r) => r.ran).length === 1, "the timeline's run marks its family's row alone");
   assert.ok(Number(row.flags) > 0 && (await page.$$('#worksheet tr[data-family="worked example"].flagged + tr.flags .flag')).length === Number(row.flags), "flags shown");
+  // The demo's configuration passes its own worksheet but for the one family flagged on purpose, which says so.
+  assert.deepEqual(rows.filter((r) => Number(r.flags) > 0).map((r) => r.family), ["worked example"], "only the worked example is flagged");
+  assert.equal((await page.$$('#worksheet tr[data-family="worked example"] + tr.flags.on-purpose div.on-purpose')).length, 1, "labelled as on purpose");
+  assert.match(await page.$eval("#worksheet p.about", (p) => p.textContent), /flags, all on purpose \(labelled\)\./);
   const records = await page.$$eval("#records table", ([t]) => {
     const titles = [...t.tHead.rows[0].cells].map((c) => c.textContent);
     return [...t.tBodies[0].rows].map((r) => Object.fromEntries([...r.cells].map((c, i) => [titles[i], c.textContent])));
