@@ -1,16 +1,16 @@
-// Every ```js block of README.md, read from the README at test time (not copied) and run as a
-// module against the loopback mock exchange, with wire counts from the server's own log (issue 26).
+// Every ```js block of README.md and of docs/*.md, read at test time (not copied) and run as a
+// module against the loopback mock exchange, with wire counts from the server's own log (issues 26, 36).
 //
 // How a block runs (tests/js/support/readme-blocks.mjs): its text is written to
-// target/test-output/readme/, with only `from "retryline"` / `"retryline/durable-object"` pointed
-// at the repo's entry files, `from "ccxt"` at ccxt whose binance talks to the mock, and the hosts
-// https://api.binance.com and https://api.exchange.example replaced by the mock's 127.0.0.1 URL.
-// The names the README leaves to the reader (client, render, myStore, lookUpStatus, …) come from a
-// one-line prelude, only those the block uses and does not bind itself; a Node block's top-level
-// names are exported after it, for the assertions. A block with `export default { fetch }` is a
-// worker: the test calls its fetch with a Request (in Node), or, for the Durable Object block,
-// bundles it as Wrangler would and serves it with workerd, its binding taken from the README's
-// ```jsonc block.
+// target/test-output/readme/ as printed — a whole program: nothing is given to it that it does not
+// define or import — with only its package specifiers (`"retryline"`, `"retryline/fetch"`,
+// `"retryline/durable-object"`, `"retryline/profiles/…"`) pointed at the repo's files, `"ccxt"` at
+// ccxt whose binance talks to the mock, and the hosts https://api.binance.com,
+// wss://stream.binance.com:9443 and https://api.exchange.example replaced by the mock's 127.0.0.1
+// URL. A Node block's top-level names are exported after it, for the assertions. A block with
+// `export default { fetch }` is a worker: the test calls its fetch with a Request (in Node), or, for
+// the Durable Object block, bundles it as Wrangler would and serves it with workerd, its binding
+// taken from docs' ```jsonc block.
 //
 // Each expectation below is keyed to its block by a distinctive line of the block. A js block no
 // expectation matches fails the first test, so a new block cannot slip in untested; an expectation
@@ -26,7 +26,6 @@ import { readFileSync, readdirSync, rmSync, rmdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ccxtModule from "ccxt";
-import { WebSocket as WsWebSocket } from "ws";
 import { startMockExchange } from "./mock-exchange.mjs";
 import { startRedis } from "./support/redis-server.mjs";
 import { rejection } from "./support/rejection.mjs";
@@ -60,69 +59,24 @@ after(async () => {
 });
 beforeEach(() => mock.reset());
 
-/** A function that records its calls' arguments in `.calls`. */
-function spy(impl = () => undefined) {
-  const fn = (...args) => (fn.calls.push(args), impl(...args));
-  fn.calls = [];
-  return fn;
-}
-
-/** A Map (a store retryline accepts) that keeps each value written, in order, in `.writes`. */
-class RecordingStore extends Map {
-  writes = [];
-  set(key, value) {
-    this.writes.push([key, value]);
-    return super.set(key, value);
-  }
-}
-
-/** What the README leaves to the reader, fresh for each run of a block. */
-function freeNames() {
-  const clientOrderId = "readme-order-1";
-  return {
-    mockUrl: mock.url, // for the ccxt binance's URLs
-    // The client of the README's first example, which the sentences after it go on using.
-    client: new RetryClient({ policy: { maxAttempts: 4, attemptTimeoutMs: 2000, deadlineMs: 8000 } }),
-    render: spy(),
-    showStale: spy(),
-    myStore: new RecordingStore(),
-    orderUrl: `${mock.url}${ORDER}`,
-    clientOrderId,
-    body: new URLSearchParams({ symbol: "BTCUSDT", side: "BUY", type: "LIMIT", quantity: "0.001", price: "50000", newClientOrderId: clientOrderId }).toString(),
-    // The caller's status lookup: the exchange's order endpoint, mapped to evidence.
-    lookUpStatus: spy(async (id, signal) => {
-      const res = await fetch(`${mock.url}${ORDER}?origClientOrderId=${encodeURIComponent(id)}`, { signal });
-      const order = await res.json();
-      if (res.ok) return { FILLED: "filled", NEW: "open", CANCELED: "canceled", REJECTED: "rejected" }[order.status] ?? "partially-filled";
-      if (order.code === -2013) return "not-found";
-      throw new Error(`status query failed: ${res.status}`);
-    }),
-    apiKey: "readme-key",
-    secret: "readme-secret",
-    url: `${mock.url}${PRICE}?symbol=BTCUSDT`,
-    // Node 20 has no global WebSocket: the README says to pass ws's there.
-    WebSocket: WsWebSocket,
-  };
-}
-/** The names a prelude may give a block: those of freeNames(), the package's exports, and ccxt. */
-const FREE = ["client", "render", "showStale", "myStore", "orderUrl", "clientOrderId", "body", "lookUpStatus", "apiKey", "secret", "url", "WebSocket",
-  "RetryClient", "RetryError", "Budget", "replay", "ccxt"];
-
 let runs = 0;
 /**
- * Runs a block in Node as a fresh module instance (each run its own evaluation) with `names` as
- * its free names; resolves with its namespace and what it console.logged, or rejects with what
- * it threw.
+ * Runs a block in Node as a fresh module instance (each run its own evaluation), exactly as printed
+ * but for its package specifiers and provider hosts (pointed at the repo's entries and the mock):
+ * nothing is given to it that it does not define or import itself. Resolves with its namespace and
+ * what it console.logged while it was imported, or rejects with what it threw.
  */
-async function runBlock(block, names = freeNames()) {
-  const { file } = writeBlock(scratch, block, { entries: node, mockUrl: mock.url, free: FREE });
-  setContext(names);
+async function runBlock(block) {
+  const { file } = writeBlock(scratch, block, { entries: node, mockUrl: mock.url });
+  // What a reader sets in their environment (the ccxt order's keys); ccxt's binance is pointed at the mock.
+  Object.assign(process.env, { BINANCE_API_KEY: "readme-key", BINANCE_SECRET: "readme-secret" });
+  setContext({ mockUrl: mock.url });
   const logged = [];
   const log = console.log;
   console.log = (...args) => logged.push(args);
   try {
     const module = await import(`${pathToFileURL(file).href}?run=${++runs}`);
-    return { module, logged, names };
+    return { module, logged };
   } finally {
     console.log = log;
   }
@@ -205,27 +159,37 @@ const expectations = [
     async run(block) {
       mock.streams.setTickMs(20);
       mock.script(PRICE, [{ status: 200, body: price }, { status: 200, body: price }]);
-      const { module, names } = await runBlock(block);
-      const until = async (check, what) => {
-        for (let i = 0; !check(); i++) {
-          assert.ok(i < 800, `timed out waiting for ${what}`);
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      };
+      // What the stream prints comes after the block's import: caught here, not by runBlock alone.
+      const later = [];
+      const log = console.log;
+      console.log = (...args) => later.push(args);
       try {
-        await until(() => names.render.calls.length > 0 && module.trades.state === "open", "a rendered trade");
-        assert.equal(typeof names.render.calls[0][0], "string", "render(price, lastMessageAt)");
-        await until(() => statuses(PRICE).length === 1, "the resync's snapshot");
-        mock.streams.dropAll(1012);
-        await until(() => mock.streams.connections({ path: "/stream" }).length === 2 && statuses(PRICE).length === 2, "the reconnect and its resync");
-        await until(() => mock.streams.messages({ path: "/stream" }).length === 2, "the second SUBSCRIBE");
-        const subscribed = mock.streams.messages({ path: "/stream" }).map((m) => JSON.parse(m.data).method);
-        assert.deepEqual(subscribed, ["SUBSCRIBE", "SUBSCRIBE"], "onOpen subscribes on every open");
+        const { module } = await runBlock(block);
+        const until = async (check, what) => {
+          for (let i = 0; !check(); i++) {
+            assert.ok(i < 800, `timed out waiting for ${what}`);
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        };
+        try {
+          await until(() => later.some((l) => l[0] === "BTC") && module.trades.state === "open", "a rendered trade");
+          const rendered = later.find((l) => l[0] === "BTC");
+          assert.equal(typeof rendered[1], "string", "render(price, lastMessageAt)");
+          assert.match(rendered[2], /^\d{4}-\d{2}-\d{2}T/);
+          await until(() => statuses(PRICE).length === 1, "the resync's snapshot");
+          mock.streams.dropAll(1012);
+          await until(() => mock.streams.connections({ path: "/ws" }).length === 2 && statuses(PRICE).length === 2, "the reconnect and its resync");
+          await until(() => mock.streams.messages({ path: "/ws" }).length === 2, "the second SUBSCRIBE");
+          const subscribed = mock.streams.messages({ path: "/ws" }).map((m) => JSON.parse(m.data).method);
+          assert.deepEqual(subscribed, ["SUBSCRIBE", "SUBSCRIBE"], "onOpen subscribes on every open");
+        } finally {
+          module.trades.close();
+        }
+        assert.equal(module.trades.state, "stopped");
+        assert.equal(later.filter((l) => l[0] === "stale:").at(-1)?.[1], "aborted");
       } finally {
-        module.trades.close();
+        console.log = log;
       }
-      assert.equal(module.trades.state, "stopped");
-      assert.equal(names.showStale.calls.at(-1)[0], "aborted");
     },
   },
   {
@@ -425,10 +389,10 @@ const expectations = [
     title: "readBody: a buffering client, and a call that opts out",
     async run(block) {
       mock.script(PRICE, [{ status: 200, body: price }, { status: 200, body: price }]);
-      const { module, names } = await runBlock(block);
+      const { module } = await runBlock(block);
       assert.deepEqual(statuses(PRICE), [200]);
       // The block's client, buffering, answers a call of its own (the body read inside the attempt).
-      const buffered = await module.client.fetch(names.url);
+      const buffered = await module.client.fetch(module.url);
       assert.equal(buffered.status, 200);
       assert.deepEqual(await buffered.json(), price);
       assert.deepEqual(statuses(PRICE), [200, 200]);
@@ -485,7 +449,7 @@ async function durableObjectWorker(block, t) {
   const dir = join(scratch, "durable-object");
   const { file } = writeBlock(join(dir, "src"), block, {
     entries: { retryline: join(root, "js", "workerd.js"), durableObject: node.durableObject },
-    mockUrl: mock.url, free: FREE, exportTopLevel: false,
+    mockUrl: mock.url, exportTopLevel: false,
   });
   const wasms = await bundleLikeWrangler(file, join(dir, "dist"));
   const bindings = objects.map(({ name, class_name }) => `(name = ${JSON.stringify(name)}, durableObjectNamespace = ${JSON.stringify(class_name)})`);

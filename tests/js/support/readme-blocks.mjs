@@ -1,11 +1,11 @@
 // README.md's fenced code blocks, extracted at test time and run as modules by
 // tests/js/readme.test.mjs: the block's own text, with only its package specifiers and provider
-// hosts rewritten, a one-line prelude giving it the names the README leaves to the reader, and
+// hosts rewritten, nothing added but a comment line naming where it came from, and
 // (for Node) an epilogue exporting its top-level names so the test can look at them.
 //
 //   const blocks = readmeBlocks(readFileSync("README.md", "utf8"));   // [{ lang, line, code }]
-//   const { file } = writeBlock(dir, block, { entries, mockUrl, free }); // a module file to import()
-//   setContext({ client, render, … });  await import(pathToFileURL(file).href);
+//   const { file } = writeBlock(dir, block, { entries, mockUrl }); // a module file to import()
+//   setContext({ mockUrl });  await import(pathToFileURL(file).href);
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,42 +33,17 @@ export function readmeBlocks(markdown, file = "README.md") {
 
 const IDENT = "[A-Za-z_$][\\w$]*";
 
-/** Names a block binds itself: imported, or declared (at any depth: conservative, see below). */
-export function declaredNames(code) {
-  const names = new Set();
-  const list = (text) => {
-    for (const part of text.split(",")) {
-      const m = new RegExp(`(?:${IDENT}\\s+as\\s+)?(${IDENT})\\s*(?:=.*)?$`).exec(part.trim().replace(/^\.\.\./, ""));
-      if (m) names.add(m[1]);
-    }
-  };
-  for (const m of code.matchAll(new RegExp(`\\bimport\\s+(${IDENT})?\\s*,?\\s*(?:\\{([^}]*)\\})?\\s*(?:\\*\\s*as\\s+(${IDENT}))?\\s*from\\b`, "g"))) {
-    if (m[1]) names.add(m[1]);
-    if (m[2]) list(m[2]);
-    if (m[3]) names.add(m[3]);
-  }
-  for (const m of code.matchAll(new RegExp(`\\b(?:const|let|var|class|function\\*?)\\s+(${IDENT})`, "g"))) names.add(m[1]);
-  for (const m of code.matchAll(/\b(?:const|let|var)\s*\{([^}]*)\}\s*=/g)) list(m[1]);
-  return names;
-}
-
 /** Top-level `const|let|var|class|function` names (those at column 0), for the epilogue's export. */
 export function topLevelNames(code) {
   return [...code.matchAll(new RegExp(`^(?:const|let|var|class|function\\*?|async function)\\s+(${IDENT})`, "gm"))].map((m) => m[1]);
 }
 
-/** Whether `name` is used as a variable in `code`: not as `x.name`, not in a `//` comment. */
-export function uses(code, name) {
-  const bare = code.replace(/(^|\s)\/\/.*$/gm, "$1");
-  return new RegExp(`(?<![.\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(bare);
-}
-
-// The free names of the current run, set by the test before each import().
+// The current run's context ({ mockUrl }), set by the test before each import().
 let current = null;
 export function setContext(names) {
   current = names;
 }
-/** What a block's prelude destructures; throws if a block runs outside a test's run. */
+/** The current run's context; throws if a block runs outside a test's run. */
 export function context() {
   assert.ok(current, "a README block ran without a context");
   return current;
@@ -92,21 +67,19 @@ export const ccxt = new Proxy(ccxtModule, { get: (target, key, receiver) => (key
 export const PROVIDER_HOSTS = ["https://api.binance.com", "https://api.exchange.example"];
 /** The stream hosts the README's blocks name, answered by the mock exchange's WebSocket endpoint. */
 export const STREAM_HOSTS = ["wss://stream.binance.com:9443"];
-const RETRYLINE_NAMES = ["RetryClient", "RetryError", "Budget", "replay"];
 
 /**
- * Writes `block` as <dir>/block-<line>.mjs and returns its path. The block's text is kept line for
- * line after a one-line prelude (so line L of the file is README line block.line+L-1);
- * what changes in it:
- *   - `from "retryline"` / `"retryline/fetch"` / `"retryline/durable-object"` → the repo's entry files (`entries`);
+ * Writes `block` as <dir>/block-<file>-<line>.mjs and returns its path. The block's text is kept
+ * line for line after a comment line (so line L of the file is the document's line block.line+L-1);
+ * nothing is added to it, and what changes in it is only:
+ *   - `from "retryline"` / `"retryline/fetch"` / `"retryline/durable-object"` / `"retryline/profiles/…"`
+ *     → the repo's files (`entries`, js/profiles/);
  *   - `from "ccxt"` → a module re-exporting `ccxt` above (so its binance talks to the mock);
- *   - each of PROVIDER_HOSTS → `mockUrl`.
- * The prelude imports, of the names in `free` (keys: names; RetryClient & co. come from the
- * entry, `ccxt` from the shim, the rest from `context()`), only those the block uses and does not
- * bind itself. With `exportTopLevel`, the epilogue exports the block's top-level names.
+ *   - each of PROVIDER_HOSTS and STREAM_HOSTS → the mock's URL.
+ * With `exportTopLevel`, the epilogue exports the block's top-level names.
  * Asserts that no URL but the loopback one is left in the code.
  */
-export function writeBlock(dir, block, { entries, mockUrl, free = [], exportTopLevel = true }) {
+export function writeBlock(dir, block, { entries, mockUrl, exportTopLevel = true }) {
   mkdirSync(dir, { recursive: true });
   const support = fileURLToPath(import.meta.url);
   const ccxtShim = join(dir, "ccxt.mjs");
@@ -125,19 +98,11 @@ export function writeBlock(dir, block, { entries, mockUrl, free = [], exportTopL
   const foreign = /\b(?:https?|wss?):\/\/(?!127\.0\.0\.1[:/]|developers\.binance\.com\/)[^\s"'`]*/.exec(code);
   assert.equal(foreign, null, `${where}: a URL the harness does not point at the mock exchange: ${foreign?.[0]}`);
 
-  const declared = declaredNames(block.code);
-  const wanted = free.filter((n) => !declared.has(n) && uses(block.code, n));
-  const fromEntry = wanted.filter((n) => RETRYLINE_NAMES.includes(n));
-  const fromContext = wanted.filter((n) => !RETRYLINE_NAMES.includes(n) && n !== "ccxt");
-  const prelude = [
-    fromEntry.length ? `import { ${fromEntry.join(", ")} } from ${JSON.stringify(entries.retryline)};` : "",
-    wanted.includes("ccxt") ? `import ccxt from ${JSON.stringify(ccxtShim)};` : "",
-    fromContext.length ? `import { context as __readmeContext } from ${JSON.stringify(support)}; const { ${fromContext.join(", ")} } = __readmeContext();` : "",
-    `// ${block.file ?? "README.md"} line ${block.line + 1} is the next line`,
-  ].join(" ");
+  // Nothing is given to the block: the first line only says where it came from.
+  const prelude = `// ${block.file ?? "README.md"} line ${block.line + 1} is the next line`;
   const exported = exportTopLevel ? topLevelNames(block.code) : [];
   const epilogue = exported.length ? `\nexport { ${exported.join(", ")} };\n` : "\n";
   const file = join(dir, `block-${(block.file ?? "README.md").replace(/[^\w]+/g, "-")}-${block.line}.mjs`);
   writeFileSync(file, `${prelude.trim()}\n${code}${epilogue}`);
-  return { file, provided: wanted };
+  return { file };
 }
