@@ -138,10 +138,11 @@ export interface AttemptRecord {
   winner: number | null;
   /**
    * Refused by the scope's hold or ban: the response that set it (its method, redacted URL and status), when it came
-   * and when the hold or ban ends (wall-clock ms since the epoch). null otherwise, or when it was learnt from another
-   * tab or process.
+   * and when the hold or ban ends (wall-clock ms since the epoch). Refused by the scope's open breaker: the last
+   * failure it counted (status null for a timeout or a network error) and when it is probed again. null otherwise,
+   * or when it was learnt from another tab or process.
    */
-  heldBy: { method: string; url: string; status: number; atWallMs: number; untilWallMs: number } | null;
+  heldBy: { method: string; url: string; status: number | null; atWallMs: number; untilWallMs: number } | null;
   /** The endpoint family its call ran under (null: the client's defaults); absent without families. */
   family?: string | null;
 }

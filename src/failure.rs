@@ -156,17 +156,21 @@ impl Failure<'_> {
             ": ",
             explanation,
         ]);
-        // A refusal by a scope-wide hold or ban says which response set it, and until when.
+        // A refusal by a scope-wide hold, ban or open breaker says which response set it, and until when.
         if let Some(held) = self.records.last().and_then(|r| r.held_by.as_deref()) {
-            let what =
-                if self.reason == Reason::Banned { " (the scope was banned by " } else { " (the scope is held by " };
-            let status = number(u64::from(held.status));
+            let what = match self.reason {
+                Reason::Banned => " (the scope was banned by ",
+                Reason::CircuitOpen => " (the breaker opened after failures there; the last: ",
+                _ => " (the scope is held by ",
+            };
+            let status = held.status.map_or_else(|| "failure".to_owned(), |s| number(u64::from(s)));
             let (at, until) = (iso_time(held.at_wall_ms), iso_time(held.until_wall_ms));
+            let to = if held.status.is_some() { " to " } else { " of " };
             message.push_str(&join(&[
                 what,
                 "the ",
                 &status,
-                " to ",
+                to,
                 &held.method,
                 " ",
                 &held.url,

@@ -115,7 +115,8 @@ pub struct AttemptRecord {
     pub held_by: Option<Box<HeldBy>>,
 }
 
-/// A response that set a scope-wide hold or ban: which request, its status, when, and until when.
+/// A response that set a scope-wide hold or ban, or the last failure that opened its breaker: which
+/// request, its status, when, and until when the scope is held.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HeldBy {
@@ -123,8 +124,9 @@ pub struct HeldBy {
     pub method: String,
     /// The request's URL, redacted as its records are.
     pub url: String,
-    /// The status that asked for the wait (429, 418, 503, …).
-    pub status: u16,
+    /// The status that asked for the wait (429, 418, 503, …); `None` for a failure without a
+    /// response (a timeout or a network error that opened a breaker).
+    pub status: Option<u16>,
     /// Wall-clock ms since the Unix epoch when the response came.
     pub at_wall_ms: u64,
     /// Wall-clock ms since the Unix epoch when the hold or ban ends.

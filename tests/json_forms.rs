@@ -67,7 +67,7 @@ prop_compose! {
             proptest::option::of(one_of(&[Limit::Tokens, Limit::RetryQuota])),
             any::<bool>(),
             proptest::option::of(any::<u32>()),
-            proptest::option::of((text(), text(), any::<u16>(), any::<u64>(), any::<u64>()).prop_map(
+            proptest::option::of((text(), text(), proptest::option::of(any::<u16>()), any::<u64>(), any::<u64>()).prop_map(
                 |(method, url, status, at_wall_ms, until_wall_ms)| Box::new(HeldBy { method, url, status, at_wall_ms, until_wall_ms }),
             )),
         ),

@@ -100,7 +100,7 @@ fn a_refusal_by_another_calls_hold_or_ban_names_the_response_that_set_it_and_whe
     let expected = HeldBy {
         method: "GET".into(),
         url: "https://x.test/ratelimited".into(),
-        status: 429,
+        status: Some(429),
         at_wall_ms: WALL + 100,
         until_wall_ms: WALL + 10_100,
     };
@@ -114,7 +114,7 @@ fn a_refusal_by_another_calls_hold_or_ban_names_the_response_that_set_it_and_whe
     let Action::Stop(stop) = d.start(10_400, &mut draws, &mut budget) else { panic!() };
     assert_eq!(stop.reason, Reason::Banned);
     let banned = d.records()[0].held_by.clone().expect("the ban's response");
-    assert_eq!((banned.status, banned.until_wall_ms), (418, WALL + 40_300));
+    assert_eq!((banned.status, banned.until_wall_ms), (Some(418), WALL + 40_300));
     budget.hold("s", 60_000);
     let mut e = begin(json!({ "deadlineMs": 5000, "attemptTimeoutMs": 1000 }), OperationKind::Read, "s", 45_000);
     let action = e.start(45_000, &mut draws, &mut budget);

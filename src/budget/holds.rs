@@ -11,8 +11,8 @@ pub struct Cause {
     pub method: String,
     /// The request's URL, redacted.
     pub url: String,
-    /// The response's status.
-    pub status: u16,
+    /// The response's status (`None`: a timeout or a network error).
+    pub status: Option<u16>,
     /// When it came, monotonic ms.
     pub at: u64,
     /// When it came, wall-clock ms.
@@ -54,6 +54,20 @@ impl Budget {
             s.hold_cause = Some(Box::new(cause));
         }
         s.hold_until = s.hold_until.max(until);
+    }
+
+    /// The last failure the scope's breaker counted, for a refusal while it is open to name.
+    pub fn breaker_failed(&mut self, scope: &str, cause: Cause) {
+        let s = self.scope_mut(scope);
+        if s.breaker.is_some() {
+            s.breaker_cause = Some(Box::new(cause));
+        }
+    }
+
+    /// The last failure before the scope's breaker opened, held until `until` (monotonic ms).
+    pub fn breaker_held_by(&self, scope: &str, until: u64) -> Option<Box<HeldBy>> {
+        let cause = self.scopes.get(scope)?.breaker_cause.as_ref()?;
+        Some(Box::new(cause.held_by(until)))
     }
 
     /// Bans the scope until `until`, as the response `cause` asked; the longest ban keeps its cause.

@@ -133,6 +133,8 @@ struct ScopeState {
     /// The responses that set the longest hold and ban this realm saw (boxed: most scopes have none).
     hold_cause: Option<Box<Cause>>,
     ban_cause: Option<Box<Cause>>,
+    /// The last failure its breaker counted.
+    breaker_cause: Option<Box<Cause>>,
     bucket: Option<Bucket>,
     meter: Option<Meter>,
     quota: Option<Quota>,

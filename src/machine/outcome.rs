@@ -67,6 +67,9 @@ impl Operation {
             Observed::Aborted | Observed::Interrupted => budget.breaker_release(&self.start.scope),
             _ => budget.breaker_observe(&self.start.scope, now, failed, draws.rng()),
         }
+        if failed {
+            budget.breaker_failed(&self.start.scope, self.cause(now, wall_now, outcome));
+        }
         // A hedge's `"p95"` learns from every answer of the scope, and from the timeouts of its tail
         // (a build without hedges never reads it).
         let learns = matches!(outcome.observed, Observed::Response | Observed::Timeout) && !self.start.kind.is_stream();
@@ -125,6 +128,17 @@ impl Operation {
         step
     }
 
+    /// This operation's request and `outcome`, as the cause of a hold, a ban or a breaker's opening.
+    fn cause(&self, now: u64, wall_now: u64, outcome: &Outcome) -> Cause {
+        Cause {
+            method: self.start.method.clone().unwrap_or_default(),
+            url: self.start.url.clone().unwrap_or_default(),
+            status: outcome.status.filter(|_| outcome.observed == Observed::Response),
+            at: now,
+            at_wall: wall_now,
+        }
+    }
+
     /// Reads the provider's wait from a response, and applies it to the scope.
     pub(super) fn provider_wait(
         &self,
@@ -153,13 +167,7 @@ impl Operation {
         };
         if wait.form != RetryAfterForm::Unparseable {
             let until = now.saturating_add(wait.wait_ms);
-            let cause = || Cause {
-                method: self.start.method.clone().unwrap_or_default(),
-                url: self.start.url.clone().unwrap_or_default(),
-                status: outcome.status.unwrap_or_default(),
-                at: now,
-                at_wall: wall_now,
-            };
+            let cause = || self.cause(now, wall_now, outcome);
             match verdict {
                 Reason::Banned => budget.ban_for(&self.start.scope, until, cause()),
                 Reason::Retryable | Reason::Throttled => budget.hold_for(&self.start.scope, until, cause()),

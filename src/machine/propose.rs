@@ -59,6 +59,7 @@ impl Operation {
         let open = budget.breaker_open_ms(&scope, now);
         if open > 0 && !reconcile {
             record.planned_wait_ms = record.planned_wait_ms.max(open);
+            record.held_by = budget.breaker_held_by(&scope, now.saturating_add(open));
             return self.refuse(now, record, Reason::CircuitOpen);
         }
         let banned = budget.ban_remaining(&scope, now);

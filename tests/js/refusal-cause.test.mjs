@@ -49,3 +49,17 @@ test("a ban set by a 418 is named the same way; a refusal by the call's own poli
   assert.ok(spent.records.every((r) => r.heldBy === null));
   assert.doesNotMatch(spent.message, /held by|banned by/);
 });
+
+test("an open breaker names the last failure that opened it, and when it is probed again", async () => {
+  const budget = new Budget({ breaker: { consecutiveFailures: 2, openMs: 5000, maxOpenMs: 5000 } });
+  const client = new RetryClient({ budget, policy: { maxAttempts: 1 } });
+  mock.script("/flaky", [{ status: 503 }, { status: 502 }]);
+  for (let i = 0; i < 2; i++) assert.equal((await rejection(client.fetch(`${mock.url}/flaky`))).reason, "attempts");
+  const refused = await rejection(client.fetch(`${mock.url}/ok`));
+  assert.equal(refused.reason, "circuit-open");
+  const { heldBy } = refused.records.at(-1);
+  assert.deepEqual([heldBy.method, heldBy.url, heldBy.status], ["GET", `${mock.url}/flaky`, 502]);
+  assert.ok(heldBy.untilWallMs - heldBy.atWallMs >= 5000 && heldBy.untilWallMs - heldBy.atWallMs < 7600, JSON.stringify(heldBy));
+  assert.ok(refused.message.includes(`(the breaker opened after failures there; the last: the 502 to GET ${mock.url}/flaky at ${iso(heldBy.atWallMs)}, until ${iso(heldBy.untilWallMs)})`), refused.message);
+  assert.equal(mock.requests({ path: "/ok" }).length, 0);
+});
