@@ -114,7 +114,7 @@ export interface AttemptRecord {
    * Retry-After (Access-Control-Expose-Headers), so there may have been one; null: the response had none.
    */
   retryAfter: "seconds" | "date" | "unparseable" | "clamped" | "unreadable" | "ratelimit-reset" | "x-ratelimit-reset" | "x-ratelimit-retry-after" | "x-rate-limit-reset" | null;
-  /** Wait imposed by the shared budget. */
+  /** Wait imposed by the shared budget (refused for want of tokens: the wait they would have imposed). */
   budgetWaitMs: number;
   /** max(provider minimum + spread, draw) + budget wait: the wait before this attempt. */
   plannedWaitMs: number;

@@ -219,6 +219,12 @@ impl Budget {
         })
     }
 
+    /// When the scope's own bucket would have the tokens `ask` needs (`None`: never, or no bucket):
+    /// for a refusal by the budget to say how far past its latest start they are.
+    pub fn tokens_at(&self, ask: &Ask) -> Option<u64> {
+        self.scopes.get(ask.scope)?.bucket.as_ref()?.earliest_start(ask.weight, ask.priority, ask.earliest)
+    }
+
     /// Grants capacity for one attempt: tokens for its weight (waiting for them if they
     /// come before `ask.latest`) and, for a retry, its share of the retry quota.
     /// `Err` names the limit that cannot make room in time: refuse with `budget`.

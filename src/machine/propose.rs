@@ -113,6 +113,11 @@ impl Operation {
             Err(limit) => {
                 record.planned_wait_ms = local;
                 record.limit = Some(limit);
+                // The wait the bucket would have imposed: the refusal says how far it runs past the deadline.
+                if limit == Limit::Tokens {
+                    let at = budget.tokens_at(&ask).map(|at| at.saturating_sub(now.saturating_add(local)));
+                    record.budget_wait_ms = at.unwrap_or(0);
+                }
                 return self.refuse(now, record, Reason::Budget);
             }
         };

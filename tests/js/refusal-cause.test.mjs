@@ -63,3 +63,17 @@ test("an open breaker names the last failure that opened it, and when it is prob
   assert.ok(refused.message.includes(`(the breaker opened after failures there; the last: the 502 to GET ${mock.url}/flaky at ${iso(heldBy.atWallMs)}, until ${iso(heldBy.untilWallMs)})`), refused.message);
   assert.equal(mock.requests({ path: "/ok" }).length, 0);
 });
+
+test("a refusal by the scope's tokens says when they would come, beside the time that was left", async () => {
+  const client = new RetryClient({ budget: new Budget({ capacity: 1, refillPerSecond: 0.5, reserve: 0 }), policy: { deadlineMs: 1000, attemptTimeoutMs: 500 } });
+  mock.script("/ok", [{ status: 200 }]);
+  assert.equal((await client.fetch(`${mock.url}/ok`)).status, 200);
+  const refused = await rejection(client.fetch(`${mock.url}/ok`));
+  assert.equal(refused.reason, "budget");
+  const record = refused.records.at(-1);
+  assert.equal(record.limit, "tokens");
+  // The token spent comes back after 2 s at 0.5 a second: far past this call's 1 s.
+  assert.ok(record.budgetWaitMs > 1500 && record.budgetWaitMs <= 2000, JSON.stringify(record));
+  assert.match(refused.message, new RegExp(`\\(the scope's tokens would come in ${record.budgetWaitMs} ms, with ${record.remainingMs} ms left\\)`));
+  assert.equal(mock.requests({ path: "/ok" }).length, 1);
+});
