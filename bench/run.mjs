@@ -153,6 +153,8 @@ if (wanted("breaker")) {
 if (wanted("size")) {
   log("bench: (d) size");
   results.size = await measureSize();
+  const { measureInstall } = await import("./install.mjs");
+  results.size.install = measureInstall();
 }
 if (wanted("bundle") || wanted("cold-start")) {
   // The package as a user installs it: npm pack + npm install into a fresh project (no build).

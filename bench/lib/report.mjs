@@ -278,7 +278,30 @@ function size(s) {
     `pkg/sizes.json (scripts/build.mjs): ${Object.entries(p).map(([name, f]) => `${name} ${k(f.wasm)} KiB (${k(f.wasmGzip)} gzip)`).join(", ")}.` +
       (s.runtimes?.some((r) => r.dynamic?.length) ? ` Dynamic imports in the runtime graphs: ${s.runtimes.map((r) => `${r.id}: ${r.dynamic.length ? r.dynamic.join(", ") : "none"}`).join("; ")}.` : "") +
       ` Lazy chunks of the retrying GET: ${names(s.bundles.find((r) => r.id === "retryline")?.lazyFiles ?? [])}.`,
+    ...(s.install ? install(s.install) : []),
   ].join("\n");
+}
+
+/** What `npm install` brings, beside ky and p-retry (bench/install.mjs). */
+function install(i) {
+  const kb = (n) => (n === null || n === undefined ? "–" : `${(n / 1000).toFixed(0)} kB`);
+  const ours = i.rows.find((r) => r.id === "retryline" && !r.error);
+  return [
+    ``,
+    `### What \`npm install\` brings`,
+    ``,
+    `\`npm pack --dry-run\` of each package: retryline from this tree (pkg/ as the build left it), ky and p-retry as installed; kB = 1000 bytes, as npm counts.`,
+    ``,
+    markdownTable([
+      { title: "package", value: (r) => (r.error ? `${r.name}: failed: ${r.error}` : `${r.name} ${r.version}`) },
+      { title: "packed", value: (r) => kb(r.packedBytes), right: true },
+      { title: "unpacked", value: (r) => kb(r.unpackedBytes), right: true },
+      { title: "files", value: (r) => r.files ?? "–", right: true },
+      { title: "largest files", value: (r) => (r.largest ?? []).map((f) => `${f.path} ${kb(f.bytes)}`).join(", ") },
+    ], i.rows),
+    ``,
+    ours ? `retryline unpacked: **${kb(ours.unpackedBytes)}** — target ≤ ${kb(i.targetUnpackedBytes)} (issue 36): ${ours.unpackedBytes <= i.targetUnpackedBytes ? "**met**" : "**not met**"}.` : "retryline: not measured.",
+  ];
 }
 
 const kib = (n) => (n === null || n === undefined ? "–" : (n / 1024).toFixed(1));
