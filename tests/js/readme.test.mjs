@@ -288,12 +288,12 @@ const expectations = [
     marker: "const once = await client.fetch(url, { method: \"POST\" }, { policy: { maxAttempts: 1 } });",
     title: "POST: once is sent once even after a 503; the keyed idempotent POST is retried past a 503",
     async run(block) {
-      const path = "/api/v3/userDataStream";
+      const path = "/post";
       mock.script(path, [{ status: 200, body: { listenKey: "k" } }, { status: 503 }, { status: 200, body: { listenKey: "k" } }], { method: "POST" });
       const { logged } = await runBlock(block);
       assert.deepEqual(logged, [[200, 200]]);
       assert.deepEqual(statuses(path, "POST"), [200, 503, 200]);
-      assert.deepEqual(mock.requests({ path, method: "POST" }).map((r) => r.headers["idempotency-key"] ?? null), [null, "listen-key-1", "listen-key-1"]);
+      assert.deepEqual(mock.requests({ path, method: "POST" }).map((r) => r.headers["idempotency-key"] ?? null), [null, "payment-42", "payment-42"]);
       mock.reset();
       mock.script(path, [{ status: 503 }], { method: "POST" });
       const once = await rejection(runBlock(block));

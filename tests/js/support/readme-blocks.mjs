@@ -64,7 +64,7 @@ class binance extends ccxtModule.binance {
 export const ccxt = new Proxy(ccxtModule, { get: (target, key, receiver) => (key === "binance" ? binance : Reflect.get(target, key, receiver)) });
 
 /** The provider hosts the README's blocks name, all answered by the loopback mock exchange. */
-export const PROVIDER_HOSTS = ["https://api.binance.com", "https://api.exchange.example"];
+export const PROVIDER_HOSTS = ["https://api.binance.com", "https://api.exchange.example", "https://httpbin.org"];
 /** The stream hosts the README's blocks name, answered by the mock exchange's WebSocket endpoint. */
 export const STREAM_HOSTS = ["wss://stream.binance.com:9443"];
 
