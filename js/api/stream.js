@@ -99,6 +99,12 @@ function readUrl(url) {
   return parsed.href.replace(/^http/, "ws");
 }
 
+/** Runs stream `s` on `executor` (executor/stream.js): once. */
+function begin(s, executor) {
+  s.executor = executor;
+  executor.run(s);
+}
+
 /** Defines `client.stream` over the entry's `core`; `load()` gives executor/stream.js (a chunk of its
  * own in pages, loaded with the first stream). */
 export function defineStream(core, load) {
@@ -147,11 +153,15 @@ export function defineStream(core, load) {
       s.executor?.gap(s);
     }
 
-    /** Closes the stream for good: its socket closed, its timers cleared, a "stop" with "aborted". */
+    /** Closes the stream for good: its socket closed, its timers cleared, a "stop" with "aborted";
+     * `state` is "stopped" when it returns. */
     close() {
       const s = this.#s;
-      if (s.executor === undefined) s.closeRequested = true;
-      else s.executor.close(s);
+      if (s.executor !== undefined) return void s.executor.close(s);
+      s.closeRequested = true;
+      // Before its first run: the executor (the entry's own module) runs it now, and it stops at once.
+      const executor = load();
+      if (typeof executor?.run === "function") begin(s, executor);
     }
   }
 
@@ -184,8 +194,7 @@ export function defineStream(core, load) {
     s.target = target;
     Promise.resolve(load()).then(
       (executor) => {
-        s.executor = executor;
-        executor.run(s);
+        if (s.executor === undefined) begin(s, executor);
       },
       (error) => {
         s.state = "stopped";

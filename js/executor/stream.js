@@ -21,8 +21,9 @@ export function run(s) {
       else s.signal.addEventListener("abort", () => close(s), { once: true });
     } catch {}
   }
+  // Closed (or its signal aborted) before it ran: the core stops it without a connection attempt.
+  if (s.closeRequested) return close(s);
   feed(s, (m, h, t, w) => m.start(h, t, w));
-  if (s.closeRequested) close(s);
 }
 
 function perform(s, effect) {

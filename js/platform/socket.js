@@ -83,6 +83,10 @@ export function closeQuietly(socket, code, reason) {
       if (socket.readyState !== 3) socket.terminate();
     } catch {}
   }, CLOSE_GRACE_MS);
+  // A socket that closes in time needs no grace: its timer must not keep Node alive for a second.
+  try {
+    socket.addEventListener("close", () => clear(t), { once: true });
+  } catch {}
 }
 
 /** Whether `socket` says it is open (readyState 1). */

@@ -1,0 +1,64 @@
+// close() on a stream (issue 32's defects 2 and 4): stopped when it returns, no connection after
+// it, and no timer of ours left to keep Node alive. Judged by the mock's connection log and by a
+// child process's exit beside a control timer armed at the close.
+import { test, before, after, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { WebSocket } from "ws";
+import { startMockExchange } from "./mock-exchange.mjs";
+import { RetryClient } from "../../js/node.js";
+
+let mock;
+let ws;
+before(async () => {
+  mock = await startMockExchange({ port: 0 });
+  ws = mock.url.replace(/^http/, "ws");
+});
+after(() => mock?.close());
+beforeEach(() => mock.reset());
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const closer = fileURLToPath(new URL("./support/stream-closer.mjs", import.meta.url));
+
+test("close() before the first open: stopped when it returns, a stop event, and no connection at the server", async () => {
+  const stream = new RetryClient().stream(`${ws}/ws/ticker`, { WebSocket });
+  const seen = [];
+  stream.addEventListener("state", (e) => seen.push(`state ${e.state}`));
+  stream.addEventListener("stop", (e) => seen.push(`stop ${e.reason}`));
+  stream.close();
+  assert.equal(stream.state, "stopped");
+  assert.equal(stream.reason, "aborted");
+  assert.deepEqual(seen, ["state stopped", "stop aborted"]);
+  await sleep(300);
+  assert.equal(mock.streams.connections({ path: "/ws/ticker" }).length, 0, "no connection attempt after close()");
+  assert.deepEqual(seen, ["state stopped", "stop aborted"], "nothing after");
+});
+
+test("a signal aborted before the stream runs: stopped without a connection attempt", async () => {
+  const stream = new RetryClient().stream(`${ws}/ws/ticker`, { WebSocket, signal: AbortSignal.abort() });
+  await sleep(300);
+  assert.equal(stream.state, "stopped");
+  assert.equal(mock.streams.connections({ path: "/ws/ticker" }).length, 0);
+});
+
+/** Runs the closer child; resolves with what it printed at exit. */
+function runCloser(when) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [closer, `${ws}/ws/ticker`, when], { timeout: 15_000 }, (error, stdout) => {
+      if (error) return reject(error);
+      resolve(JSON.parse(stdout.trim().split("\n").at(-1)));
+    });
+  });
+}
+
+test("Node exits promptly after close(): no grace timer, backoff timer or uptime check left armed", async () => {
+  const open = await runCloser("open");
+  assert.ok(open.afterControlMs !== null && open.afterControlMs < 250, `exited ${open.afterCloseMs.toFixed(0)} ms after close(), ${open.afterControlMs?.toFixed(0)} ms after the 300 ms control`);
+  assert.equal(mock.streams.connections({ path: "/ws/ticker" }).length, 1);
+  mock.reset();
+  mock.streams.script("/ws/ticker", [{ action: "refuse", status: 503 }]);
+  const waiting = await runCloser("waiting");
+  assert.ok(waiting.afterControlMs !== null && waiting.afterControlMs < 250, `exited ${waiting.afterCloseMs.toFixed(0)} ms after close() at "waiting", ${waiting.afterControlMs?.toFixed(0)} ms after the control`);
+  assert.equal(mock.streams.connections({ path: "/ws/ticker" }).length, 1, "no attempt after the close");
+});
