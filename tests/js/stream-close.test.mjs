@@ -62,3 +62,17 @@ test("Node exits promptly after close(): no grace timer, backoff timer or uptime
   assert.ok(waiting.afterControlMs !== null && waiting.afterControlMs < 250, `exited ${waiting.afterCloseMs.toFixed(0)} ms after close() at "waiting", ${waiting.afterControlMs?.toFixed(0)} ms after the control`);
   assert.equal(mock.streams.connections({ path: "/ws/ticker" }).length, 1, "no attempt after the close");
 });
+
+test("close() from a state listener as a reconnect starts: no connection after the stop", async () => {
+  mock.streams.script("/ws/ticker", [{ action: "accept", closeAfterMs: 100, closeCode: 1012 }]);
+  const stream = new RetryClient({ draws: [200, 200] }).stream(`${ws}/ws/ticker`, { WebSocket, minUptimeMs: 0, policy: { baseDelayMs: 10 } });
+  const states = [];
+  stream.addEventListener("state", () => {
+    states.push(stream.state);
+    if (stream.state === "connecting" && states.includes("open")) stream.close();
+  });
+  for (let i = 0; i < 200 && stream.state !== "stopped"; i++) await sleep(10);
+  await sleep(500);
+  assert.deepEqual(states, ["open", "waiting", "connecting", "stopped"]);
+  assert.equal(mock.streams.connections({ path: "/ws/ticker" }).length, 1, "the server saw the first connection only");
+});
