@@ -425,8 +425,12 @@ export interface RetryStream {
   send(data: string | ArrayBufferLike | ArrayBufferView): void;
   /** Reports a gap: "stale" until resync resolves. */
   gap(): void;
-  /** Closes it for good: a "stop" event with reason "aborted". */
-  close(): void;
+  /**
+   * Closes it for good: its socket closed with `code` and `reason` (1000 or 3000–4999, at most 123 bytes; default 1000
+   * "closed"; a RangeError or TypeError otherwise, and nothing changes), a "stop" event with reason "aborted";
+   * `state` is "stopped" when it returns.
+   */
+  close(code?: number, reason?: string): void;
   addEventListener(type: "message", listener: (event: Event & { readonly data: unknown }) => void, options?: boolean | StreamListenerOptions): void;
   addEventListener(type: "state", listener: (event: Event & { state: StreamState; previous: StreamState }) => void, options?: boolean | StreamListenerOptions): void;
   addEventListener(type: "stop", listener: (event: Event & { reason: RetryReason; error: RetryError | undefined }) => void, options?: boolean | StreamListenerOptions): void;

@@ -99,6 +99,18 @@ function readUrl(url) {
   return parsed.href.replace(/^http/, "ws");
 }
 
+/** `close(code, reason)`'s arguments, checked as WebSocket's close checks them: `{ code: 0 }` for none. */
+function closing(code, reason) {
+  if (code === undefined && reason === undefined) return { code: 0, reason: undefined };
+  if (code === undefined) code = 1000;
+  if (!Number.isInteger(code) || (code !== 1000 && (code < 3000 || code > 4999))) {
+    throw new RangeError(`stream.close: code must be 1000 or an integer from 3000 to 4999, got ${typeof code === "number" ? code : typeof code}`);
+  }
+  if (reason !== undefined && typeof reason !== "string") throw new TypeError(`stream.close: reason must be a string, got ${typeof reason}`);
+  if (reason !== undefined && new TextEncoder().encode(reason).length > 123) throw new RangeError("stream.close: reason must be at most 123 bytes (UTF-8)");
+  return { code, reason: reason ?? "" };
+}
+
 /** Runs stream `s` on `executor` (executor/stream.js): once. */
 function begin(s, executor) {
   s.executor = executor;
@@ -153,12 +165,14 @@ export function defineStream(core, load) {
       s.executor?.gap(s);
     }
 
-    /** Closes the stream for good: its socket closed, its timers cleared, a "stop" with "aborted";
-     * `state` is "stopped" when it returns. */
-    close() {
+    /** Closes the stream for good: its socket closed (with `code` and `reason`, as WebSocket's
+     * close takes them: 1000 or 3000–4999, at most 123 bytes; default 1000 "closed"), its timers
+     * cleared, a "stop" with "aborted"; `state` is "stopped" when it returns. */
+    close(code, reason) {
       const s = this.#s;
-      if (s.executor !== undefined) return void s.executor.close(s);
-      s.closeRequested = true;
+      const words = closing(code, reason);
+      if (s.executor !== undefined) return void s.executor.close(s, words.code, words.reason);
+      [s.closeRequested, s.closeCode, s.closeReason] = [true, words.code, words.reason];
       // Before its first run: the executor (the entry's own module) runs it now, and it stops at once.
       const executor = load();
       if (typeof executor?.run === "function") begin(s, executor);

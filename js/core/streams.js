@@ -94,7 +94,7 @@ export function streamsOf(mem, code, names) {
     timer: (h, t, w) => feed(h, 8, t, w),
     /** Message `id` on socket `link` (0: the stream's current connection). */
     send: (h, t, w, id, link) => feed(h, 9, t, w, [id, link]),
-    close: (h, t, w) => feed(h, 10, t, w),
+    close: (h, t, w, code = 0, reason = undefined) => feed(h, 10, t, w, [code], [reason]),
     resynced: (h, t, w, round, ok) => feed(h, 11, t, w, [round, ok ? 1 : 0]),
     gap: (h, t, w) => feed(h, 12, t, w),
     poll: (h) => effect(x.rl_stream_poll(h)),

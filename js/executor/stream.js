@@ -22,7 +22,7 @@ export function run(s) {
     } catch {}
   }
   // Closed (or its signal aborted) before it ran: the core stops it without a connection attempt.
-  if (s.closeRequested) return close(s);
+  if (s.closeRequested) return close(s, s.closeCode, s.closeReason);
   feed(s, (m, h, t, w) => m.start(h, t, w));
 }
 
@@ -153,7 +153,7 @@ function onOpen(s, link) {
 }
 
 /** Closes the stream for good (the caller's close, or its signal). */
-export const close = (s) => feed(s, (m, h, t, w) => m.close(h, t, w));
+export const close = (s, code, reason) => feed(s, (m, h, t, w) => m.close(h, t, w, code, reason));
 
 /** Reports a gap: the stream is stale until it is resynced. */
 export const gap = (s) => feed(s, (m, h, t, w) => m.gap(h, t, w));

@@ -88,7 +88,7 @@ pub extern "C" fn rl_stream_begin(client: u32, budget: u32) -> u32 {
 /// | 7 | failed | link, the length of what the platform said |
 /// | 8 | timer | |
 /// | 9 | send | message id, link |
-/// | 10 | close | |
+/// | 10 | close | the caller's code (0: none), its reason's length |
 /// | 11 | resynced | round, 1 done or 0 failed |
 /// | 12 | gap | |
 ///
@@ -114,6 +114,10 @@ pub extern "C" fn rl_stream_event(handle: u32, event: u32) -> u32 {
             7 => SessionEvent::Failed(link, text(input, b).unwrap_or_default()),
             8 => SessionEvent::Timer,
             9 => SessionEvent::Send(link, b as u32),
+            // The caller's own code and reason, or none (0).
+            10 if a > 0.0 => {
+                SessionEvent::CloseWith(u16::try_from(ms(a)).unwrap_or(1000), text(input, b).unwrap_or_default())
+            }
             10 => SessionEvent::Close,
             11 => SessionEvent::Resynced(link, b == 1.0),
             _ => SessionEvent::Gap,
@@ -165,7 +169,10 @@ fn hand_out(effect: SessionEffect, session: &mut Session) -> u32 {
         SessionEffect::Connect(link) => (one(link), 1).1,
         SessionEffect::Close(link, code, reason) => {
             io::numbers(&[f64::from(link), f64::from(code)]);
-            io::output_static(reason.as_bytes());
+            match reason {
+                std::borrow::Cow::Borrowed(words) => io::output_static(words.as_bytes()),
+                std::borrow::Cow::Owned(words) => io::output(words),
+            }
             2
         }
         SessionEffect::OnOpen(link) => (one(link), 3).1,

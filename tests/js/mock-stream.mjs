@@ -127,7 +127,7 @@ export function createMockStreams() {
     const q = req.url.indexOf("?");
     const path = q === -1 ? req.url : req.url.slice(0, q);
     const query = Object.fromEntries(new URLSearchParams(q === -1 ? "" : req.url.slice(q + 1)));
-    const entry = { id: nextId++, path, query, at: nowMs(), outcome: null, status: null, closedAt: null, closeCode: null };
+    const entry = { id: nextId++, path, query, at: nowMs(), outcome: null, status: null, closedAt: null, closeCode: null, closeReason: null };
     log.push(entry);
     socket.once("close", () => (entry.closedAt = nowMs()));
     const b = nextBehaviour(path);
@@ -170,8 +170,9 @@ export function createMockStreams() {
     open.set(entry.id, conn);
     ws.on("error", () => {}); // a bad frame from a client closes that connection only
     ws.on("message", (data, isBinary) => onMessage(conn, data, isBinary));
-    ws.on("close", (code) => {
+    ws.on("close", (code, reason) => {
       entry.closeCode = conn.sentCode ?? code; // the code the server chose, whatever the client echoes
+      entry.closeReason = conn.sentCode === null ? String(reason ?? "") : null; // the client's, when it closed first
       if (open.get(entry.id) === conn) open.delete(entry.id);
       conn.timers.forEach(cancel);
     });

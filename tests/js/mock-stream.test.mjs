@@ -66,7 +66,7 @@ test("an accepted connection is logged with its query; other paths echo, ping ge
   await until(() => mock.streams.connections()[0].closeCode !== null, "the server-side close");
   const [entry] = mock.streams.connections({ path: "/ws/echo" });
   assert.deepEqual({ ...entry, at: 0, closedAt: 0 }, {
-    id: entry.id, path: "/ws/echo", query: { symbol: "BTCUSDT" }, at: 0, outcome: "accepted", status: 101, closedAt: 0, closeCode: 1000,
+    id: entry.id, path: "/ws/echo", query: { symbol: "BTCUSDT" }, at: 0, outcome: "accepted", status: 101, closedAt: 0, closeCode: 1000, closeReason: "",
   });
   assert.ok(entry.at > 1e12 && !Number.isInteger(entry.at), "Unix ms, high resolution");
   assert.ok(entry.closedAt > entry.at);

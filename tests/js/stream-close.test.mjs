@@ -76,3 +76,18 @@ test("close() from a state listener as a reconnect starts: no connection after t
   assert.deepEqual(states, ["open", "waiting", "connecting", "stopped"]);
   assert.equal(mock.streams.connections({ path: "/ws/ticker" }).length, 1, "the server saw the first connection only");
 });
+
+test("close(code, reason) reaches the server as given; a code or reason WebSocket refuses is refused at once", async () => {
+  const stream = new RetryClient().stream(`${ws}/ws/ticker`, { WebSocket });
+  for (let i = 0; i < 300 && stream.state !== "open"; i++) await sleep(10);
+  assert.equal(stream.state, "open");
+  assert.throws(() => stream.close(1001), { name: "RangeError", message: /code must be 1000 or an integer from 3000 to 4999, got 1001/ });
+  assert.throws(() => stream.close(4000, "x".repeat(124)), { name: "RangeError", message: /at most 123 bytes/ });
+  assert.throws(() => stream.close(4000, 7), { name: "TypeError", message: /reason must be a string/ });
+  assert.equal(stream.state, "open", "a refused close() changes nothing");
+  stream.close(4000, "some reason");
+  assert.equal(stream.state, "stopped");
+  for (let i = 0; i < 300 && mock.streams.connections({ path: "/ws/ticker" })[0]?.closedAt == null; i++) await sleep(10);
+  const [connection] = mock.streams.connections({ path: "/ws/ticker" });
+  assert.deepEqual([connection.closeCode, connection.closeReason], [4000, "some reason"]);
+});

@@ -1,6 +1,8 @@
 //! A session's vocabulary with its shell: what it shows listeners, what it is given, the effects
 //! it hands out and the events it takes back.
 
+use std::borrow::Cow;
+
 use crate::budget::shared::SharedState;
 use crate::budget::sharing::Share;
 use crate::reason::Reason;
@@ -55,7 +57,7 @@ pub enum SessionEffect {
     Connect(u32),
     /// Close socket `link` with this code and reason, its listeners gone first (nothing it does
     /// afterwards is told).
-    Close(u32, u16, &'static str),
+    Close(u32, u16, Cow<'static, str>),
     /// Run the caller's `onOpen` on socket `link`; answer `OnOpenDone`.
     OnOpen(u32),
     /// The stream's state changed.
@@ -103,6 +105,9 @@ pub enum SessionEvent {
     Send(u32, u32),
     /// The caller closes the stream.
     Close,
+    /// The caller closes the stream with its own close code and reason (checked by the shell as
+    /// WebSocket's `close` checks them: 1000 or 3000–4999, at most 123 bytes).
+    CloseWith(u16, String),
     /// The caller's `resync` of round `n` finished (`true`) or failed.
     Resynced(u32, bool),
     /// The caller reports a gap: the stream is stale until it is resynced.

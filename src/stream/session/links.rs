@@ -86,7 +86,7 @@ impl Session {
         let Some(mut next) = self.rotation.take() else { return };
         (next.rotating, next.due, next.opened_at) = (false, None, ctx.now);
         if let Some(old) = self.current.replace(next) {
-            self.effects.push(SessionEffect::Close(old.id, 1000, "rotated"));
+            self.effects.push(SessionEffect::Close(old.id, 1000, "rotated".into()));
         }
         self.stream.on_rotation_open(ctx.now, ctx.wall, ctx.draws, ctx.budget);
         let watching = self.stream.check(ctx.now, ctx.wall, Some(ctx.now), ctx.draws, ctx.budget);
@@ -133,7 +133,7 @@ impl Session {
     fn dropped(&mut self, id: u32, outcome: Outcome, code: Option<u16>, ctx: &mut Ctx) {
         if self.rotation.is_some_and(|r| r.id == id) {
             self.rotation = None;
-            self.effects.push(SessionEffect::Close(id, 1000, ""));
+            self.effects.push(SessionEffect::Close(id, 1000, "".into()));
             self.stream.on_rotation_close(ctx.now, ctx.wall, &outcome, ctx.draws, ctx.budget);
             let watching = self.stream.check(ctx.now, ctx.wall, self.heard_at, ctx.draws, ctx.budget);
             return self.watch(watching, ctx);
@@ -142,7 +142,7 @@ impl Session {
             return;
         }
         self.current = None;
-        self.effects.push(SessionEffect::Close(id, 1000, ""));
+        self.effects.push(SessionEffect::Close(id, 1000, "".into()));
         (self.watch_at, self.beat_at) = (None, None);
         match self.stream.on_close(ctx.now, ctx.wall, &outcome, code, ctx.draws, ctx.budget) {
             Closed::Act(action) => self.act(action, ctx),

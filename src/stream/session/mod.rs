@@ -27,6 +27,7 @@ use crate::machine::Action;
 use crate::reason::Reason;
 use crate::record::AttemptRecord;
 use pace::Pace;
+use std::borrow::Cow;
 
 /// A socket of the session.
 #[derive(Clone, Copy, Debug)]
@@ -260,6 +261,10 @@ impl Session {
                 self.stream.close(ctx.now, ctx.budget);
                 self.stop(Reason::Aborted);
             }
+            SessionEvent::CloseWith(code, words) => {
+                self.stream.close(ctx.now, ctx.budget);
+                self.stop_closing(Reason::Aborted, code, Cow::Owned(words));
+            }
             SessionEvent::Resynced(round, ok) => self.resynced(round, ok),
             SessionEvent::Gap => self.resync(),
             SessionEvent::Entered(..) => {}
@@ -313,8 +318,13 @@ impl Session {
 
     /// Ends the stream: every socket closed, every wait dropped.
     fn stop(&mut self, reason: Reason) {
+        self.stop_closing(reason, 1000, Cow::Borrowed("closed"));
+    }
+
+    /// Stops, closing its sockets with `code` and `words`.
+    fn stop_closing(&mut self, reason: Reason, code: u16, words: Cow<'static, str>) {
         for link in [self.current.take(), self.rotation.take()].into_iter().flatten() {
-            self.effects.push(SessionEffect::Close(link.id, 1000, "closed"));
+            self.effects.push(SessionEffect::Close(link.id, code, words.clone()));
         }
         (self.wake_at, self.watch_at, self.beat_at) = (None, None, None);
         self.pace.clear();

@@ -115,7 +115,7 @@ impl Carrier for Streamed {
                     driven.later(SessionEvent::Failed(link, why));
                 }
             }
-            SessionEffect::Close(link, code, reason) => me.sockets.close(link, code, reason),
+            SessionEffect::Close(link, code, reason) => me.sockets.close(link, code, &reason),
             SessionEffect::OnOpen(link) => {
                 let socket = me.sockets.socket(link);
                 for message in &me.given.subscribe {
