@@ -12,7 +12,7 @@ const subscribable = (path) => path === COMBINED_PATH || path === RAW_PATH;
 const CONTROL_PREFIX = "/__mock/streams/";
 const DEFAULT_TICK_MS = 50;
 const FIELDS = {
-  accept: ["action", "closeAfterMs", "closeCode", "silentAfterMs"],
+  accept: ["action", "closeAfterMs", "closeCode", "closeReason", "silentAfterMs"],
   refuse: ["action", "status", "retryAfter"],
   hang: ["action"],
   reset: ["action"],
@@ -176,14 +176,14 @@ export function createMockStreams() {
       if (open.get(entry.id) === conn) open.delete(entry.id);
       conn.timers.forEach(cancel);
     });
-    if (b.closeAfterMs !== undefined) conn.timers.push(later(b.closeAfterMs, () => closeWith(conn, b.closeCode ?? 1001)));
+    if (b.closeAfterMs !== undefined) conn.timers.push(later(b.closeAfterMs, () => closeWith(conn, b.closeCode ?? 1001, b.closeReason)));
     if (b.silentAfterMs !== undefined) conn.timers.push(later(b.silentAfterMs, () => (conn.zombie = true)));
     if (conn.ticking) startTicker();
   }
 
-  function closeWith(conn, code) {
+  function closeWith(conn, code, reason = undefined) {
     conn.sentCode ??= code;
-    conn.ws.close(code);
+    conn.ws.close(code, reason);
   }
 
   function onMessage(conn, data, isBinary) {

@@ -91,3 +91,14 @@ test("close(code, reason) reaches the server as given; a code or reason WebSocke
   const [connection] = mock.streams.connections({ path: "/ws/ticker" });
   assert.deepEqual([connection.closeCode, connection.closeReason], [4000, "some reason"]);
 });
+
+test("a stop code ends the stream with an error that names the server's close: its code and reason", async () => {
+  mock.streams.script("/ws/ticker", [{ action: "accept", closeAfterMs: 200, closeCode: 1008, closeReason: "policy violation" }]);
+  const stream = new RetryClient().stream(`${ws}/ws/ticker`, { WebSocket, minUptimeMs: 50 });
+  let stop = null;
+  stream.addEventListener("stop", (e) => (stop = e));
+  for (let i = 0; i < 300 && stop === null; i++) await sleep(10);
+  assert.equal(stop?.reason, "non-retryable");
+  assert.match(stop.error.message, /non-retryable after 0 connection attempts: the server closed the connection with code 1008 \(policy violation\), one of stopCodes: reconnecting cannot help/);
+  assert.equal(mock.streams.connections({ path: "/ws/ticker" }).length, 1, "not reconnected");
+});

@@ -104,6 +104,7 @@ impl Session {
             return self.failed(id, Observed::NetworkError, join(&["closed before it opened, ", &words]), ctx);
         }
         let up = number(ctx.now.saturating_sub(link.opened_at));
+        self.server_closed = Some(words.clone());
         let words = join(&["closed after ", &up, " ms up, ", &words]);
         self.dropped(id, Outcome { error: Some(words), ..Outcome::failure(Observed::NetworkError) }, Some(code), ctx);
     }

@@ -26,6 +26,7 @@ use crate::failure::{Failure, Note};
 use crate::machine::Action;
 use crate::reason::Reason;
 use crate::record::AttemptRecord;
+use crate::text::join;
 use pace::Pace;
 use std::borrow::Cow;
 
@@ -67,6 +68,8 @@ pub struct Session {
     /// What a step decided while its news is on its way to the coordinator.
     held: Vec<SessionEffect>,
     unreported: Vec<AttemptRecord>,
+    /// How the server last closed a connection that was up: its code and words, for a stop code's message.
+    server_closed: Option<String>,
 }
 
 impl Session {
@@ -91,6 +94,7 @@ impl Session {
             shares: Vec::new(),
             effects: Vec::new(),
             held: Vec::new(),
+            server_closed: None,
             unreported: Vec::new(),
         }
     }
@@ -130,7 +134,13 @@ impl Session {
         let reason = self.stream.stopped().map_or(Reason::Aborted, |stop| stop.reason);
         let records = self.stream.outage().map(|op| op.records()).unwrap_or_default();
         let url = self.stream.spec().url.as_deref().unwrap_or_default();
-        let message = Failure { method: "stream", url, reason, records, detail: None, note: &Note::None }.message();
+        // A stop code names the close that ended it: the explanation alone reads as a refusal.
+        let closed = self.server_closed.as_deref().filter(|_| reason == Reason::NonRetryable);
+        let detail = closed.map(|words| {
+            join(&["the server closed the connection with ", words, ", one of stopCodes: reconnecting cannot help"])
+        });
+        let message =
+            Failure { method: "stream", url, reason, records, detail: detail.as_deref(), note: &Note::None }.message();
         crate::json::to_json(&crate::call::Stopped { reason, message, records, key: None, cause: None })
     }
 
