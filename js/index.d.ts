@@ -434,6 +434,8 @@ export interface RetryStream {
   addEventListener(type: "message", listener: (event: Event & { readonly data: unknown }) => void, options?: boolean | StreamListenerOptions): void;
   addEventListener(type: "state", listener: (event: Event & { state: StreamState; previous: StreamState }) => void, options?: boolean | StreamListenerOptions): void;
   addEventListener(type: "stop", listener: (event: Event & { reason: RetryReason; error: RetryError | undefined }) => void, options?: boolean | StreamListenerOptions): void;
+  /** The server closed a connection that was up (the stream then reconnects, or stops on a stop code). */
+  addEventListener(type: "close", listener: (event: Event & { code: number; reason: string; wasClean: boolean }) => void, options?: boolean | StreamListenerOptions): void;
   addEventListener(type: string, listener: ((event: Event) => void) | null, options?: boolean | StreamListenerOptions): void;
   removeEventListener(type: string, listener: ((event: never) => void) | null, options?: boolean | { capture?: boolean }): void;
   dispatchEvent(event: Event): boolean;

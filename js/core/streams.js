@@ -18,6 +18,7 @@ export const RESYNC = 8;
 export const REPORT = 9;
 export const STOPPED = 10;
 export const DISCARD = 14;
+export const SERVER_CLOSED = 15;
 /** The stream, its client or its budget was freed: nothing can step it again. */
 export const GONE = 255;
 
@@ -54,6 +55,8 @@ export function streamsOf(mem, code, names) {
         return { type, wakeAt, records: mem.text() };
       case STOPPED:
         return { type, wakeAt, reason: names.reason[n(0)], json: mem.text() };
+      case SERVER_CLOSED:
+        return { type, wakeAt, code: n(0), reason: mem.text() };
       default:
         return { ...shareEffect(mem, type), wakeAt };
     }

@@ -8,7 +8,7 @@ import { aborted, follow, FULFILLED, REJECTED } from "../platform/race.js";
 import { describe } from "../platform/describe.js";
 import { attach, closeQuietly, detach } from "../platform/socket.js";
 import { tell } from "../platform/observers.js";
-import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, DISCARD, WRITE, PING, RESYNC, REPORT, STOPPED, GONE } from "../core/streams.js";
+import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, DISCARD, WRITE, PING, RESYNC, REPORT, STOPPED, SERVER_CLOSED, GONE } from "../core/streams.js";
 import { disarm, driven, feed } from "./drive.js";
 import { releaseHeld, shareStep } from "./share.js";
 
@@ -82,6 +82,9 @@ function perform(s, effect) {
       return tell([s.c.onAttempt, s.onAttempt], effect.records);
     case STOPPED:
       return stopped(s, effect.reason, JSON.parse(effect.json));
+    case SERVER_CLOSED:
+      // 1006 is the code of a close without a closing handshake: the one close that is not clean.
+      return s.target.dispatchEvent(Object.assign(new Event("close"), { code: effect.code, reason: effect.reason, wasClean: effect.code !== 1006 }));
     case GONE:
       // Its client or budget was freed: it stops, and says so.
       return stopped(s, "aborted", { reason: "aborted", message: `stream ${s.url}: aborted (its client or budget was freed)`, records: [] });

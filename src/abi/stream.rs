@@ -205,5 +205,10 @@ fn hand_out(effect: SessionEffect, session: &mut Session) -> u32 {
             10
         }
         SessionEffect::Share(share) => super::share::hand_out(share),
+        SessionEffect::ServerClosed(code, reason) => {
+            io::numbers(&[f64::from(code)]);
+            io::output(reason);
+            15
+        }
     }
 }

@@ -102,3 +102,14 @@ test("a stop code ends the stream with an error that names the server's close: i
   assert.match(stop.error.message, /non-retryable after 0 connection attempts: the server closed the connection with code 1008 \(policy violation\), one of stopCodes: reconnecting cannot help/);
   assert.equal(mock.streams.connections({ path: "/ws/ticker" }).length, 1, "not reconnected");
 });
+
+test("a server's close of a healthy connection is told: a close event with its code, reason and wasClean", async () => {
+  mock.streams.script("/ws/ticker", [{ action: "accept", closeAfterMs: 300, closeCode: 1012, closeReason: "service restart" }]);
+  const stream = new RetryClient({ draws: [5000] }).stream(`${ws}/ws/ticker`, { WebSocket, minUptimeMs: 50 });
+  const closes = [];
+  stream.addEventListener("close", (e) => closes.push([e.code, e.reason, e.wasClean, stream.state]));
+  for (let i = 0; i < 300 && closes.length === 0; i++) await sleep(10);
+  stream.close();
+  assert.deepEqual(closes, [[1012, "service restart", true, "open"]]);
+  assert.equal(mock.streams.connections({ path: "/ws/ticker" })[0].closeCode, 1012);
+});

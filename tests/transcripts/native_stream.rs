@@ -330,6 +330,6 @@ fn perform(world: &mut World, machine: &mut Session, effect: SessionEffect) {
         SessionEffect::Stopped(reason) => {
             world.stopped = Some(format!("stopped {}", reason.as_str()));
         }
-        SessionEffect::Share(_) => {}
+        SessionEffect::Share(_) | SessionEffect::ServerClosed(..) => {}
     }
 }

@@ -77,6 +77,9 @@ pub enum SessionEffect {
     Report,
     /// The stream stopped, for this reason ([`super::Session::stop_json`] says more).
     Stopped(Reason),
+    /// The server closed a connection that was up: its code and (redacted) reason, for the caller's
+    /// `close` event.
+    ServerClosed(u16, String),
 }
 
 /// What happened, fed to [`super::Session::handle`].

@@ -105,6 +105,7 @@ impl Session {
         }
         let up = number(ctx.now.saturating_sub(link.opened_at));
         self.server_closed = Some(words.clone());
+        self.effects.push(SessionEffect::ServerClosed(code, reason.to_owned()));
         let words = join(&["closed after ", &up, " ms up, ", &words]);
         self.dropped(id, Outcome { error: Some(words), ..Outcome::failure(Observed::NetworkError) }, Some(code), ctx);
     }

@@ -156,6 +156,8 @@ impl Carrier for Streamed {
                 None => driven.later(SessionEvent::Resynced(round, true)),
             },
             SessionEffect::Report => run.exec.report(&run.machine.take_records()),
+            // The Rust API has no close event yet: the drop is in the records and the state.
+            SessionEffect::ServerClosed(..) => {}
             SessionEffect::Stopped(reason) => {
                 me.sockets.clear();
                 face.messages.borrow_mut().1.clear();
