@@ -183,15 +183,9 @@ impl Failure<'_> {
         }
         // A refusal by the scope's tokens says when they would have come.
         let last = self.records.last().filter(|r| self.reason == Reason::Budget && r.limit == Some(Limit::Tokens));
-        if let Some(wait) = last.map(|r| r.budget_wait_ms).filter(|ms| *ms > 0) {
-            let left = self.records.last().map_or(0, |r| r.remaining_ms);
-            message.push_str(&join(&[
-                " (the scope's tokens would come in ",
-                &number(wait),
-                " ms, with ",
-                &number(left),
-                " ms left)",
-            ]));
+        if let Some(r) = last.filter(|r| r.budget_wait_ms > 0) {
+            let (wait, left) = (number(r.budget_wait_ms), number(r.remaining_ms));
+            message.push_str(&join(&[" (the scope's tokens would come in ", &wait, " ms, with ", &left, " ms left)"]));
         }
         let note = match self.note {
             Note::Pending(pending, cut) => Some(still_pending(*pending, *cut)),

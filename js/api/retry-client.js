@@ -160,7 +160,8 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
    * client: a client no one else holds must not be freed (by the collector) under it. */
   function prepare(client, c, t, w, input, init, options) {
     const call = options === undefined || options === null ? null : readCallOptions(options);
-    const extra = readInit(init, callOptions, asFetchOf(options) !== undefined);
+    const fromAsFetch = asFetchOf(options);
+    const extra = readInit(init, callOptions, fromAsFetch !== undefined);
     let template;
     try {
       template = new Template(input, init, c.fetch === undefined, extra);
@@ -187,7 +188,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
     }
     const family = c.families.length === 0 ? undefined : familyOf(c.families, { method: template.method, url: template.url, init });
     let given = family === undefined ? call?.core : withFamily(family, { method: template.method, url: template.url, init }, call?.core);
-    given = withYielding(c, given, options);
+    given = withYielding(c, given, fromAsFetch?.minAttemptMs);
     if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("fetch: the client or its budget was freed");
     const onAttempt = call?.onAttempt;
     const shouldRetry = call?.shouldRetry ?? family?.shouldRetry ?? c.shouldRetry;
@@ -237,8 +238,7 @@ function asFetchOf(options) {
 
 /** asFetch's default `minAttemptMs`, where neither the call, its family nor the client sets one;
  * never past the policy's deadline. */
-function withYielding(c, given, options) {
-  const soft = asFetchOf(options)?.minAttemptMs;
+function withYielding(c, given, soft) {
   if (soft === undefined || given?.policy?.minAttemptMs !== undefined || c.policy.minAttemptMs !== undefined) return given;
   const deadline = given?.policy?.deadlineMs ?? c.policy.deadlineMs;
   const minAttemptMs = typeof deadline === "number" && deadline >= 1 ? Math.min(soft, deadline) : soft;

@@ -57,10 +57,11 @@ impl Budget {
     }
 
     /// The last failure the scope's breaker counted, for a refusal while it is open to name.
-    pub fn breaker_failed(&mut self, scope: &str, cause: Cause) {
+    /// `cause` is made only for a scope with a breaker: most have none.
+    pub fn breaker_failed(&mut self, scope: &str, cause: impl FnOnce() -> Cause) {
         let s = self.scope_mut(scope);
         if s.breaker.is_some() {
-            s.breaker_cause = Some(Box::new(cause));
+            s.breaker_cause = Some(Box::new(cause()));
         }
     }
 

@@ -68,7 +68,7 @@ impl Operation {
             _ => budget.breaker_observe(&self.start.scope, now, failed, draws.rng()),
         }
         if failed {
-            budget.breaker_failed(&self.start.scope, self.cause(now, wall_now, outcome));
+            budget.breaker_failed(&self.start.scope, || self.cause(now, wall_now, outcome));
         }
         // A hedge's `"p95"` learns from every answer of the scope, and from the timeouts of its tail
         // (a build without hedges never reads it).

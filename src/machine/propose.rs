@@ -72,14 +72,8 @@ impl Operation {
         }
         // A stream waits a ban out like a hold, if it ends before the outage's deadline.
         let held = budget.hold_remaining(&scope, now);
-        // The scope's hold or ban, not this call's own response, sets the wait: say which response did.
-        let held_by = match (banned, held) {
-            (0, 0) => None,
-            (0, held) if held >= record.provider_wait_ms => budget.held_by(&scope, now, false),
-            (banned, _) if banned >= record.provider_wait_ms => budget.held_by(&scope, now, true),
-            _ => None,
-        };
-        let provider = record.provider_wait_ms.max(held).max(banned);
+        let own = record.provider_wait_ms;
+        let provider = own.max(held).max(banned);
         record.provider_wait_ms = provider;
         let draw = record.sampled_delay_ms.unwrap_or(0);
         let spread = if provider > 0 && provider >= draw {
@@ -99,8 +93,10 @@ impl Operation {
         if let Fit::TooLate(reason) = fit {
             record.planned_wait_ms = local;
             let reason = if banned > 0 { Reason::Banned } else { reason };
-            if matches!(reason, Reason::Banned | Reason::ProviderWait) {
-                record.held_by = held_by;
+            // The scope's hold or ban, not this call's own response, set the wait: say which response did.
+            let scope_wait = if banned > 0 { banned } else { held };
+            if matches!(reason, Reason::Banned | Reason::ProviderWait) && scope_wait > 0 && scope_wait >= own {
+                record.held_by = budget.held_by(&scope, now, banned > 0);
             }
             return self.refuse(now, record, reason);
         }
