@@ -143,6 +143,8 @@ export interface AttemptRecord {
    * or when it was learnt from another tab or process.
    */
   heldBy: { method: string; url: string; status: number | null; atWallMs: number; untilWallMs: number } | null;
+  /** A stream's reconnect: how the connection before it ended (close code and reason, or why it was replaced). */
+  dropped: string | null;
   /** The endpoint family its call ran under (null: the client's defaults); absent without families. */
   family?: string | null;
 }
@@ -362,7 +364,7 @@ export class RetryClient {
    * A WebSocket that reconnects under a policy and this client's budget: every connection attempt spends the
    * scope's tokens, waits out its holds and bans, and leaves a record (`operation: "stream"`). See README "Streams".
    */
-  stream(url: string | URL, options?: StreamOptions): RetryStream;
+  stream(url: string | URL | (() => string | URL | Promise<string | URL>), options?: StreamOptions): RetryStream;
   /** What this configuration decides, family by family (Node and workerd). */
   worksheet(): Worksheet;
   /** Releases the client's memory in the wasm instance (optional; garbage collection does it too). */
@@ -394,7 +396,11 @@ export interface StreamOptions {
   stopCodes?: number[];
   /** The constructor (default: globalThis.WebSocket; Node 20: pass `WebSocket` from "ws"). */
   WebSocket?: WebSocketConstructor;
-  protocols?: string | string[];
+  /** Subprotocols, or a function giving them on each attempt (sync or async; a throw fails that attempt). */
+  protocols?: string | string[] | (() => string | string[] | undefined | Promise<string | string[] | undefined>);
+  /** In a browser page: pause attempts while offline, try at once when online, check the connection on a wake
+   * (visible after a long hidden time, back from the bfcache, resumed). Default true; no effect without a page. */
+  pageSignals?: boolean;
   /** Runs on every open before the stream counts as open (resubscribe here); bounded by the connect timeout. */
   onOpen?: (socket: { send(data: string | ArrayBufferLike | ArrayBufferView): void; readonly socket: unknown; readonly protocol: string }) => void | Promise<void>;
   /** After every open and on gap(): rebuild state (a REST snapshot through client.fetch); "stale" until it resolves. */
@@ -431,11 +437,21 @@ export interface RetryStream {
    * `state` is "stopped" when it returns.
    */
   close(code?: number, reason?: string): void;
+  /**
+   * Drops the connection (closed with `code` and `reason`, default 1000 "reconnect") and begins a fresh outage at once
+   * under the same policy and budget — after a stop by the policy too (a stop code, attempts, deadline). Throws after
+   * close(), and while the scope is banned (a RetryError "banned" naming the ban); then nothing changes.
+   */
+  reconnect(code?: number, reason?: string): void;
   addEventListener(type: "message", listener: (event: Event & { readonly data: unknown }) => void, options?: boolean | StreamListenerOptions): void;
   addEventListener(type: "state", listener: (event: Event & { state: StreamState; previous: StreamState }) => void, options?: boolean | StreamListenerOptions): void;
   addEventListener(type: "stop", listener: (event: Event & { reason: RetryReason; error: RetryError | undefined }) => void, options?: boolean | StreamListenerOptions): void;
   /** The server closed a connection that was up (the stream then reconnects, or stops on a stop code). */
   addEventListener(type: "close", listener: (event: Event & { code: number; reason: string; wasClean: boolean }) => void, options?: boolean | StreamListenerOptions): void;
+  /** A message send() queued that will never go (its connection closed, or the stream stopped or reconnected, first). */
+  addEventListener(type: "unsent", listener: (event: Event & { readonly data: unknown; readonly why: string }) => void, options?: boolean | StreamListenerOptions): void;
+  /** A reconnect() refused after it returned (it was called inside another event's listener). */
+  addEventListener(type: "error", listener: (event: Event & { readonly error: RetryError }) => void, options?: boolean | StreamListenerOptions): void;
   addEventListener(type: string, listener: ((event: Event) => void) | null, options?: boolean | StreamListenerOptions): void;
   removeEventListener(type: string, listener: ((event: never) => void) | null, options?: boolean | { capture?: boolean }): void;
   dispatchEvent(event: Event): boolean;

@@ -113,6 +113,10 @@ pub struct AttemptRecord {
     /// one, or it was learnt from another tab or process).
     #[serde(default)]
     pub held_by: Option<Box<HeldBy>>,
+    /// For the first attempt of a stream's reconnect: how the connection before it ended (the
+    /// server's close code and reason, or why it was replaced), redacted.
+    #[serde(default)]
+    pub dropped: Option<String>,
 }
 
 /// A response that set a scope-wide hold or ban, or the last failure that opened its breaker: which

@@ -59,7 +59,7 @@ prop_compose! {
             any::<u64>(), any::<u64>(), any::<u64>(),
             proptest::option::of(one_of(&[Evidence::Filled, Evidence::PartiallyFilled, Evidence::Open, Evidence::Canceled, Evidence::Rejected, Evidence::NotFound])),
         ),
-        (reason, error, pending, store_error, limit, hedge, winner, held_by) in (
+        (reason, error, pending, store_error, limit, hedge, winner, held_by, dropped) in (
             proptest::option::of(one_of(&[Reason::Success, Reason::Retryable, Reason::Throttled, Reason::NonRetryable, Reason::Attempts, Reason::Deadline, Reason::ProviderWait, Reason::Budget, Reason::Banned, Reason::RateLimited, Reason::UnknownOutcome, Reason::Aborted, Reason::Store])),
             proptest::option::of(text()),
             proptest::option::of(one_of(&[Pending::Response, Pending::Body, Pending::RequestBody, Pending::Query, Pending::Lease, Pending::StoreGet, Pending::StoreSet, Pending::StoreDelete])),
@@ -70,12 +70,13 @@ prop_compose! {
             proptest::option::of((text(), text(), proptest::option::of(any::<u16>()), any::<u64>(), any::<u64>()).prop_map(
                 |(method, url, status, at_wall_ms, until_wall_ms)| Box::new(HeldBy { method, url, status, at_wall_ms, until_wall_ms }),
             )),
+            proptest::option::of(text()),
         ),
     ) -> AttemptRecord {
         AttemptRecord {
             attempt, decision, operation, key, scope, method, url, decided_at_ms, start_ms, end_ms, outcome, status,
             window_ms, sampled_delay_ms, provider_wait_ms, retry_after, budget_wait_ms, planned_wait_ms, remaining_ms,
-            evidence, reason, error, pending, store_error, limit, hedge, winner, held_by,
+            evidence, reason, error, pending, store_error, limit, hedge, winner, held_by, dropped,
         }
     }
 }

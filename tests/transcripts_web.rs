@@ -22,8 +22,8 @@ use js_sys::{Function, Object, Promise, Reflect};
 use retryline::budget::BudgetConfig;
 use retryline::reconcile::reconciliation_policy;
 use retryline::web::{
-    CallOptions, Client, ClientBuilder, Error, Heartbeat, Message, OnEvent, OnOpen, Resync, SharedBudget, StreamEvent,
-    StreamOptions,
+    CallOptions, Client, ClientBuilder, Error, Heartbeat, Message, OnEvent, OnOpen, PageSignal, Resync, SharedBudget,
+    StreamEvent, StreamOptions,
 };
 use retryline::{AttemptRecord, Evidence, Loose, OperationKind, Policy};
 use serde_json::Value;
@@ -264,6 +264,9 @@ async fn stream(t: Rc<Value>, w: Rc<World>, records: Records) -> String {
             listener.note("state stopped");
             *heard.borrow_mut() = error.reason();
         }
+        StreamEvent::Closed { code, reason, .. } => listener.note(&format!("closed {code} {reason}")),
+        StreamEvent::Unsent { message: Message::Text(data), .. } => listener.note(&format!("unsent {data}")),
+        StreamEvent::Unsent { message: Message::Binary(bytes), .. } => listener.note(&format!("unsent {bytes:?}")),
     }));
     let url = given["url"].as_str().expect("stream.url");
     let stream = Rc::new(client.stream(url, options).expect("the stream's options"));
@@ -278,6 +281,32 @@ async fn stream(t: Rc<Value>, w: Rc<World>, records: Records) -> String {
     if let Some(at) = given.get("gapAt") {
         let stream = stream.clone();
         later(number(at), move || stream.gap());
+    }
+    for does in given.get("events").and_then(Value::as_array).into_iter().flatten() {
+        let (stream, w, does) = (stream.clone(), w.clone(), does.clone());
+        later(number(&does["at"]), move || {
+            let what = does["do"].as_str().unwrap_or_default();
+            w.note(what);
+            let signal = match what {
+                "reconnect" => {
+                    let reason = does["reason"].as_str().unwrap_or_default();
+                    let done = match does.get("code") {
+                        Some(code) => stream.reconnect_with(number(code) as u16, reason),
+                        None => stream.reconnect(),
+                    };
+                    if done.is_err() {
+                        w.note("reconnect refused");
+                    }
+                    return;
+                }
+                "offline" => PageSignal::Offline,
+                "online" => PageSignal::Online,
+                "hidden" => PageSignal::Hidden,
+                "visible" => PageSignal::Visible,
+                _ => PageSignal::Wake,
+            };
+            stream.page(signal);
+        });
     }
     let closer = stream.clone();
     later(given.get("closeAt").map_or(60_000, number), move || closer.close());

@@ -4,6 +4,7 @@
 
 import { callback, field, optionKeys, signal, wrongType } from "./invalid.js";
 import { familyOf, withFamily } from "./families.js";
+import { readProtocols, readUrl } from "../platform/ws-url.js";
 
 /** What a family gives a stream's connection attempts: its scope, weight and policy. */
 const STREAM_FAMILY_FIELDS = ["scope", "weight", "policy"];
@@ -28,12 +29,11 @@ function readHeartbeat(value) {
   return read;
 }
 
-/** `protocols`: a string or an array of strings, handed to the WebSocket constructor. */
-function readProtocols(value) {
+/** `protocols`: a string, an array of strings, or a function giving one per attempt. */
+function readProtocolsOption(value) {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value;
-  if (!Array.isArray(value) || !value.every((p) => typeof p === "string")) throw wrongType(CONTEXT, "protocols", "a string or an array of strings", value);
-  return [...value];
+  if (typeof value === "function") return value;
+  return readProtocols(value);
 }
 
 /** The WebSocket constructor: the option, or the platform's. */
@@ -52,7 +52,7 @@ function readWebSocket(value) {
 
 /** The options the glue reads itself, and `core`: what the core checks (policy, scope, weight, watches). */
 export function readStreamOptions(options) {
-  const read = { core: {}, WebSocket: undefined, protocols: undefined, onOpen: undefined, resync: undefined, heartbeat: undefined, onAttempt: undefined, signal: undefined };
+  const read = { core: {}, WebSocket: undefined, protocols: undefined, onOpen: undefined, resync: undefined, heartbeat: undefined, onAttempt: undefined, signal: undefined, pageSignals: true };
   for (const key of optionKeys(CONTEXT, options)) {
     const value = field(CONTEXT, options, key);
     switch (key) {
@@ -60,7 +60,12 @@ export function readStreamOptions(options) {
         read.WebSocket = value;
         break;
       case "protocols":
-        read.protocols = readProtocols(value);
+        read.protocols = readProtocolsOption(value);
+        break;
+      case "pageSignals":
+        if (value === undefined || value === null) break;
+        if (typeof value !== "boolean") throw wrongType(CONTEXT, "pageSignals", "a boolean", value);
+        read.pageSignals = value;
         break;
       case "onOpen":
       case "resync":
@@ -81,33 +86,16 @@ export function readStreamOptions(options) {
   return read;
 }
 
-/** The URL as a string, which must be ws:, wss:, http: or https:. */
-function readUrl(url) {
-  let text;
-  try {
-    text = typeof url === "string" ? url : String(url);
-  } catch (error) {
-    throw new TypeError(`stream: url could not be read as a string`, { cause: error });
-  }
-  let parsed;
-  try {
-    parsed = new URL(text);
-  } catch {
-    throw new TypeError(`stream: url must be an absolute ws:, wss:, http: or https: URL`);
-  }
-  if (!["ws:", "wss:", "http:", "https:"].includes(parsed.protocol)) throw new TypeError(`stream: url must be a ws:, wss:, http: or https: URL, got ${parsed.protocol}`);
-  return parsed.href.replace(/^http/, "ws");
-}
-
-/** `close(code, reason)`'s arguments, checked as WebSocket's close checks them: `{ code: 0 }` for none. */
-function closing(code, reason) {
+/** `close(code, reason)`'s (or `reconnect`'s) arguments, checked as WebSocket's close checks them:
+ * `{ code: 0 }` for none. */
+function closing(code, reason, method = "close") {
   if (code === undefined && reason === undefined) return { code: 0, reason: undefined };
   if (code === undefined) code = 1000;
   if (!Number.isInteger(code) || (code !== 1000 && (code < 3000 || code > 4999))) {
-    throw new RangeError(`stream.close: code must be 1000 or an integer from 3000 to 4999, got ${typeof code === "number" ? code : typeof code}`);
+    throw new RangeError(`stream.${method}: code must be 1000 or an integer from 3000 to 4999, got ${typeof code === "number" ? code : typeof code}`);
   }
-  if (reason !== undefined && typeof reason !== "string") throw new TypeError(`stream.close: reason must be a string, got ${typeof reason}`);
-  if (reason !== undefined && new TextEncoder().encode(reason).length > 123) throw new RangeError("stream.close: reason must be at most 123 bytes (UTF-8)");
+  if (reason !== undefined && typeof reason !== "string") throw new TypeError(`stream.${method}: reason must be a string, got ${typeof reason}`);
+  if (reason !== undefined && new TextEncoder().encode(reason).length > 123) throw new RangeError(`stream.${method}: reason must be at most 123 bytes (UTF-8)`);
   return { code, reason: reason ?? "" };
 }
 
@@ -132,9 +120,10 @@ export function defineStream(core, load) {
     get state() {
       return this.#s.state;
     }
-    /** The URL it connects to (credentials in its query are the caller's to keep out of logs). */
+    /** The URL it connects to (with a URL provider: the last one it gave, "" before the first;
+     * credentials in its query are the caller's to keep out of logs). */
     get url() {
-      return this.#s.url;
+      return this.#s.url ?? "";
     }
     /** When the last message came (Unix ms), or null before the first. */
     get lastMessageAt() {
@@ -159,6 +148,20 @@ export function defineStream(core, load) {
       s.executor.send(s, 0, data);
     }
 
+    /** Drops the connection (closed with `code` and `reason`, default 1000 "reconnect") and begins a
+     * fresh outage at once under the same policy and budget — also after a stop by the policy (a stop
+     * code, its attempts or deadline). Throws after close(), and while the stream's scope is banned
+     * (a RetryError "banned" naming the ban); then nothing changes. */
+    reconnect(code, reason) {
+      const s = this.#s;
+      const words = closing(code, reason, "reconnect");
+      if (s.closed) throw new Error(`retryline: stream.reconnect after close(): a closed stream is over for good; make a new stream`);
+      // Not running yet: its first connection is about to be made anyway.
+      if (s.executor === undefined) return;
+      const refused = s.executor.reconnect(s, words.code, words.reason);
+      if (refused !== undefined) throw refused;
+    }
+
     /** Reports a gap (a sequence number skipped): the stream is stale until \`resync\` resolves. */
     gap() {
       const s = this.#s;
@@ -171,6 +174,7 @@ export function defineStream(core, load) {
     close(code, reason) {
       const s = this.#s;
       const words = closing(code, reason);
+      s.closed = true;
       if (s.executor !== undefined) return void s.executor.close(s, words.code, words.reason);
       [s.closeRequested, s.closeCode, s.closeReason] = [true, words.code, words.reason];
       // Before its first run: the executor (the entry's own module) runs it now, and it stops at once.
@@ -181,10 +185,15 @@ export function defineStream(core, load) {
 
   /** `client.stream(url, options)` for a client's internals `c`. */
   function stream(client, c, url, options) {
-    const href = readUrl(url);
+    // A function gives the URL of each attempt (a fresh token, a fallback host).
+    const provider = typeof url === "function" ? url : undefined;
+    const href = provider === undefined ? readUrl(url) : undefined;
     const read = readStreamOptions(options);
+    if (provider !== undefined && read.core.scope === undefined) {
+      throw new TypeError(`stream: a url given as a function needs options.scope (where its holds, bans and tokens apply, e.g. "https://stream.example.com")`);
+    }
     const request = { method: "GET", url: href };
-    const family = c.families?.length ? familyOf(c.families, request) : undefined;
+    const family = c.families?.length && href !== undefined ? familyOf(c.families, request) : undefined;
     if (family !== undefined) {
       const given = withFamily(family, request, read.core);
       for (const key of STREAM_FAMILY_FIELDS) if (given[key] !== undefined) read.core[key] = given[key];
@@ -199,11 +208,11 @@ export function defineStream(core, load) {
       resync: read.resync !== undefined,
       observed: c.onAttempt !== undefined || read.onAttempt !== undefined,
       heartbeatMs: read.heartbeat?.everyMs ?? 0,
-      url: href,
+      url: href ?? "",
       options: read.core,
     });
     // The stream holds its client (s.client): a client no one else holds must not be freed under it.
-    const s = { client, c, handle, url: href, ...read, state: "connecting", reason: undefined, executor: undefined, lastMessageWall: null, staleSinceWall: null, closeRequested: false };
+    const s = { client, c, handle, url: href, urlProvider: provider, ...read, state: "connecting", reason: undefined, executor: undefined, lastMessageWall: null, staleSinceWall: null, closeRequested: false };
     const target = new RetryStream(s);
     s.target = target;
     Promise.resolve(load()).then(

@@ -19,10 +19,14 @@ export const REPORT = 9;
 export const STOPPED = 10;
 export const DISCARD = 14;
 export const SERVER_CLOSED = 15;
+export const UNSENT = 16;
+export const RECONNECT_REFUSED = 17;
 /** The stream, its client or its budget was freed: nothing can step it again. */
 export const GONE = 255;
 
 const STATES = ["connecting", "open", "stale", "waiting", "stopped"];
+/** What the page says of itself, in the core's order. */
+export const PAGE_SIGNALS = ["offline", "online", "hidden", "visible", "wake"];
 /** How many numbers rl_stream_event takes before an option value's. */
 const EVENT_ARGS = 6;
 
@@ -57,6 +61,10 @@ export function streamsOf(mem, code, names) {
         return { type, wakeAt, reason: names.reason[n(0)], json: mem.text() };
       case SERVER_CLOSED:
         return { type, wakeAt, code: n(0), reason: mem.text() };
+      case UNSENT:
+        return { type, wakeAt, id: n(0), why: mem.text() };
+      case RECONNECT_REFUSED:
+        return { type, wakeAt, reason: names.reason[n(0)], why: mem.text() };
       default:
         return { ...shareEffect(mem, type), wakeAt };
     }
@@ -100,6 +108,10 @@ export function streamsOf(mem, code, names) {
     close: (h, t, w, code = 0, reason = undefined) => feed(h, 10, t, w, [code], [reason]),
     resynced: (h, t, w, round, ok) => feed(h, 11, t, w, [round, ok ? 1 : 0]),
     gap: (h, t, w) => feed(h, 12, t, w),
+    /** The caller's reconnect (code 0: 1000 "reconnect"). */
+    reconnect: (h, t, w, code = 0, reason = undefined) => feed(h, 13, t, w, [code], [reason]),
+    /** What the page said: one of PAGE_SIGNALS. */
+    page: (h, t, w, signal) => feed(h, 14, t, w, [PAGE_SIGNALS.indexOf(signal)]),
     poll: (h) => effect(x.rl_stream_poll(h)),
     free: (h) => x.rl_stream_free(h),
   };

@@ -8,13 +8,15 @@ import { aborted, follow, FULFILLED, REJECTED } from "../platform/race.js";
 import { describe } from "../platform/describe.js";
 import { attach, closeQuietly, detach } from "../platform/socket.js";
 import { tell } from "../platform/observers.js";
-import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, DISCARD, WRITE, PING, RESYNC, REPORT, STOPPED, SERVER_CLOSED, GONE } from "../core/streams.js";
+import { CONNECT, CLOSE, ON_OPEN, STATE, DELIVER, DISCARD, WRITE, PING, RESYNC, REPORT, STOPPED, SERVER_CLOSED, UNSENT, RECONNECT_REFUSED, GONE } from "../core/streams.js";
+import { listenToPage } from "../platform/page-signals.js";
+import { readProtocols, readUrl } from "../platform/ws-url.js";
 import { disarm, driven, feed } from "./drive.js";
 import { releaseHeld, shareStep } from "./share.js";
 
 /** Starts the stream `s` (js/api/stream.js made it). */
 export function run(s) {
-  Object.assign(s, driven(s.c.core.streams, perform), { sockets: new Map(), messages: new Map(), nextId: 0 });
+  Object.assign(s, driven(s.c.core.streams, perform), { sockets: new Map(), messages: new Map(), nextId: 0, resolving: new Set(), unlisten: undefined });
   if (s.signal !== undefined) {
     try {
       if (aborted([s.signal])) s.closeRequested = true;
@@ -23,7 +25,13 @@ export function run(s) {
   }
   // Closed (or its signal aborted) before it ran: the core stops it without a connection attempt.
   if (s.closeRequested) return close(s, s.closeCode, s.closeReason);
+  listen(s);
   feed(s, (m, h, t, w) => m.start(h, t, w));
+}
+
+/** The page's signals go to the session (where there is a page, and the caller did not turn them off). */
+function listen(s) {
+  if (s.pageSignals && s.unlisten === undefined) s.unlisten = listenToPage((signal) => feed(s, (m, h, t, w) => m.page(h, t, w, signal)));
 }
 
 function perform(s, effect) {
@@ -31,6 +39,8 @@ function perform(s, effect) {
     case CONNECT:
       return connect(s, effect.link);
     case CLOSE: {
+      // A socket still waiting for its URL is never made.
+      s.resolving.delete(effect.link);
       const socket = s.sockets.get(effect.link);
       s.sockets.delete(effect.link);
       if (socket === undefined) return;
@@ -42,6 +52,7 @@ function perform(s, effect) {
     case STATE: {
       const previous = s.state;
       s.state = effect.state;
+      if (effect.state !== "stopped") s.reason = undefined;
       s.staleSinceWall = effect.state === "stale" ? wall() : null;
       return s.target.dispatchEvent(Object.assign(new Event("state"), { state: effect.state, previous }));
     }
@@ -85,6 +96,15 @@ function perform(s, effect) {
     case SERVER_CLOSED:
       // 1006 is the code of a close without a closing handshake: the one close that is not clean.
       return s.target.dispatchEvent(Object.assign(new Event("close"), { code: effect.code, reason: effect.reason, wasClean: effect.code !== 1006 }));
+    case UNSENT:
+      return s.target.dispatchEvent(Object.assign(new Event("unsent"), { data: taken(s, effect.id), why: effect.why }));
+    case RECONNECT_REFUSED: {
+      const error = new s.c.RetryError(effect.reason, effect.why, { records: [] });
+      // Still stopped (by its policy): nothing runs.
+      if (s.state === "stopped") s.done = true;
+      if (s.reconnecting) return void (s.refusal = error);
+      return s.target.dispatchEvent(Object.assign(new Event("error"), { error }));
+    }
     case GONE:
       // Its client or budget was freed: it stops, and says so.
       return stopped(s, "aborted", { reason: "aborted", message: `stream ${s.url}: aborted (its client or budget was freed)`, records: [] });
@@ -93,11 +113,44 @@ function perform(s, effect) {
   }
 }
 
-/** Opens the socket of connection `link`; everything it does goes to the session. */
+/** Opens the socket of connection `link`, its URL and protocols first asked of the caller's
+ * providers (a provider that throws fails the attempt; one that hangs, the connect timeout). */
 function connect(s, link) {
+  const fail = (words) => feed(s, (m, h, t, w) => m.failed(h, t, w, link, words));
+  if (s.urlProvider === undefined && typeof s.protocols !== "function") return open(s, link, s.url, s.protocols);
+  s.resolving.add(link);
+  Promise.all([ask(s.urlProvider, "url"), ask(s.protocols, "protocols")]).then(
+    ([url, protocols]) => {
+      if (!s.resolving.delete(link)) return;
+      try {
+        if (s.urlProvider !== undefined) s.url = readUrl(url, "the url provider's value");
+        if (typeof s.protocols === "function" && protocols !== undefined && protocols !== null) protocols = readProtocols(protocols, "the protocols provider's value");
+      } catch (error) {
+        return fail(error.message);
+      }
+      open(s, link, s.url, typeof s.protocols === "function" ? (protocols ?? undefined) : s.protocols);
+    },
+    (error) => {
+      if (s.resolving.delete(link)) fail(describe(error));
+    },
+  );
+}
+
+/** What a provider gives (its promise), or the value itself. */
+async function ask(provider, what) {
+  if (typeof provider !== "function") return provider;
+  try {
+    return await provider();
+  } catch (error) {
+    throw new Error(`the ${what} provider failed: ${describe(error)}`);
+  }
+}
+
+/** Makes the socket of connection `link`; everything it does goes to the session. */
+function open(s, link, url, protocols) {
   let socket;
   try {
-    socket = s.protocols === undefined ? new s.WebSocket(s.url) : new s.WebSocket(s.url, s.protocols);
+    socket = protocols === undefined ? new s.WebSocket(url) : new s.WebSocket(url, protocols);
   } catch (error) {
     return feed(s, (m, h, t, w) => m.failed(h, t, w, link, describe(error)));
   }
@@ -155,8 +208,44 @@ function onOpen(s, link) {
   }
 }
 
-/** Closes the stream for good (the caller's close, or its signal). */
-export const close = (s, code, reason) => feed(s, (m, h, t, w) => m.close(h, t, w, code, reason));
+/** Closes the stream for good (the caller's close, or its signal); one its policy stopped is let go of. */
+export function close(s, code, reason) {
+  if (s.done) return free(s);
+  feed(s, (m, h, t, w) => m.close(h, t, w, code, reason));
+}
+
+/** The caller's reconnect: what refused it (a RetryError), if the session did at once. */
+export function reconnect(s, code, reason) {
+  if (s.freed) return new s.c.RetryError("aborted", `stream ${s.url ?? ""}: reconnect refused: the stream is over`, { records: [] });
+  if (s.done) {
+    // Stopped by its policy: the session begins again.
+    s.done = false;
+    kept.unregister(s);
+    listen(s);
+  }
+  [s.reconnecting, s.refusal] = [true, undefined];
+  try {
+    feed(s, (m, h, t, w) => m.reconnect(h, t, w, code, reason));
+  } finally {
+    s.reconnecting = false;
+  }
+  const refused = s.refusal;
+  s.refusal = undefined;
+  return refused;
+}
+
+/** Sessions stopped by their policy, kept for a reconnect: freed when their stream is collected. */
+const kept = typeof FinalizationRegistry === "function"
+  ? new FinalizationRegistry(({ streams, handle }) => streams.free(handle))
+  : { register() {}, unregister() {} };
+
+/** Frees the session, once. */
+function free(s) {
+  if (s.freed) return;
+  s.freed = true;
+  kept.unregister(s);
+  s.c.core.streams.free(s.handle);
+}
 
 /** Reports a gap: the stream is stale until it is resynced. */
 export const gap = (s) => feed(s, (m, h, t, w) => m.gap(h, t, w));
@@ -166,7 +255,12 @@ function stopped(s, reason, details) {
   s.done = true;
   disarm(s);
   releaseHeld(s);
-  s.c.core.streams.free(s.handle);
+  s.unlisten?.();
+  s.unlisten = undefined;
+  s.resolving.clear();
+  // Stopped by its policy, it may be begun again by reconnect(); closed, it is over.
+  if (reason === "aborted" || s.closed) free(s);
+  else kept.register(s.target, { streams: s.c.core.streams, handle: s.handle }, s);
   for (const socket of s.sockets.values()) {
     detach(socket);
     closeQuietly(socket, 1000, "closed");

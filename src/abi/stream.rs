@@ -17,6 +17,9 @@
 //! | 10 | stopped | reason code | `{ reason, message, records }` |
 //! | 11–13 | a step on the shared budget | see [`super::share`] | |
 //! | 14 | discard message id (it goes nowhere) | message id | |
+//! | 15 | the server closed a connection that was up | code | its reason |
+//! | 16 | a message sent will never be written | message id | why |
+//! | 17 | `reconnect()` refused | reason code | why |
 //! | 255 | gone: the stream, its client or its budget was freed | | |
 
 use super::cell::Local;
@@ -27,7 +30,7 @@ use super::{invalid, ms};
 use crate::call::Ctx;
 use crate::json::to_json;
 use crate::reason::Reason;
-use crate::stream::session::{Session, SessionEffect, SessionEvent, SessionSettings, StreamState};
+use crate::stream::session::{PageSignal, Session, SessionEffect, SessionEvent, SessionSettings, StreamState};
 use crate::stream::{Stream, StreamSpec};
 
 /// One stream, with the client and budget it runs under.
@@ -53,7 +56,8 @@ pub extern "C" fn rl_stream_begin(client: u32, budget: u32) -> u32 {
             CLIENTS.with(|clients| {
                 let Some(owner) = clients.get(client) else { return Ok(None) };
                 let mut spec = StreamSpec::read(&options?, url)?;
-                spec.url = Some(owner.redact(url, true, &extra));
+                // No URL: the caller's provider gives one per attempt (and the stream is named by its scope).
+                spec.url = (!url.is_empty()).then(|| owner.redact(url, true, &extra));
                 let settings = SessionSettings {
                     on_open: flags & 1 != 0,
                     resync: flags & 2 != 0,
@@ -91,6 +95,8 @@ pub extern "C" fn rl_stream_begin(client: u32, budget: u32) -> u32 {
 /// | 10 | close | the caller's code (0: none), its reason's length |
 /// | 11 | resynced | round, 1 done or 0 failed |
 /// | 12 | gap | |
+/// | 13 | reconnect | the caller's code (0: none), its reason's length |
+/// | 14 | the page | offline 0, online 1, hidden 2, visible 3, wake 4 |
 ///
 /// Returns the first effect's code; 0 if the stream is gone.
 #[no_mangle]
@@ -120,6 +126,11 @@ pub extern "C" fn rl_stream_event(handle: u32, event: u32) -> u32 {
             }
             10 => SessionEvent::Close,
             11 => SessionEvent::Resynced(link, b == 1.0),
+            13 => SessionEvent::Reconnect(u16::try_from(ms(a)).unwrap_or(1000), text(input, b).unwrap_or_default()),
+            14 => {
+                let signals = [PageSignal::Offline, PageSignal::Online, PageSignal::Hidden, PageSignal::Visible];
+                SessionEvent::Page(signals.get(link as usize).copied().unwrap_or(PageSignal::Wake))
+            }
             _ => SessionEvent::Gap,
         };
         (ms(now), ms(wall), event)
@@ -209,6 +220,16 @@ fn hand_out(effect: SessionEffect, session: &mut Session) -> u32 {
             io::numbers(&[f64::from(code)]);
             io::output(reason);
             15
+        }
+        SessionEffect::Unsent(id, why) => {
+            io::numbers(&[f64::from(id)]);
+            io::output_static(why.as_bytes());
+            16
+        }
+        SessionEffect::ReconnectRefused(reason, why) => {
+            one(Reason::ALL.iter().position(|&r| r == reason).unwrap_or(0) as u32);
+            io::output(why);
+            17
         }
     }
 }

@@ -40,6 +40,7 @@ impl ToJson for AttemptRecord {
             .field("hedge", &self.hedge)
             .field("winner", &self.winner)
             .field("heldBy", &self.held_by)
+            .field("dropped", &self.dropped)
             .end();
     }
 }
@@ -78,6 +79,7 @@ impl FromLoose for AttemptRecord {
             hedge: f.take("hedge"),
             winner: f.take("winner"),
             held_by: f.take("heldBy"),
+            dropped: f.take("dropped"),
         };
         f.finish(record)
     }

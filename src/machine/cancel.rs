@@ -78,6 +78,25 @@ impl Operation {
         }
     }
 
+    /// Why its last refusal was made, when the reason alone does not say (the page went offline).
+    pub fn note_refusal(&mut self, why: &str) {
+        if let Some(record) = self.records.last_mut().filter(|r| r.decision == crate::record::Decision::Refused) {
+            record.error = Some(why.to_owned());
+        }
+    }
+
+    /// How the connection before this outage ended, on the record of its first attempt (pending,
+    /// or already refused).
+    pub fn note_drop(&mut self, words: &str) {
+        let record = match &mut self.phase {
+            Phase::Sleeping { record, .. } | Phase::InFlight { record, .. } => Some(record),
+            _ => self.records.last_mut(),
+        };
+        if let Some(record) = record {
+            record.dropped = Some(words.to_owned());
+        }
+    }
+
     /// Never settles later than `at` (monotonic): a call's own deadline can be earlier than
     /// that of the saved operation it resumes.
     pub fn limit_deadline(&mut self, at: u64) {

@@ -42,6 +42,7 @@ impl Operation {
             hedge: false,
             winner: None,
             held_by: None,
+            dropped: None,
         }
     }
 

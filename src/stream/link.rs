@@ -78,9 +78,25 @@ impl Stream {
             // Nothing was in flight: the event is late, and changes nothing.
             _ => return Closed::Act(self.pending()),
         };
-        match (stops, action) {
-            (true, Action::Stop(_)) | (false, _) => Closed::Act(action),
-            (true, _) => Closed::Act(Action::Stop(self.halt(now, Reason::NonRetryable, budget))),
+        let action = match (stops, action) {
+            (true, Action::Stop(_)) | (false, _) => action,
+            (true, _) => Action::Stop(self.halt(now, Reason::NonRetryable, budget)),
+        };
+        if let (Link::Open { proven: true, .. }, Some(words)) = (was, outcome.error.as_deref()) {
+            self.note_drop(words);
+        }
+        Closed::Act(action)
+    }
+
+    /// Puts how the last connection ended on the first record of the outage it began.
+    fn note_drop(&mut self, words: &str) {
+        let Some(op) = self.outage.as_mut() else { return };
+        op.note_drop(words);
+        // A refusal made at once was collected already.
+        if !op.records().is_empty() {
+            if let Some(record) = self.unreported.last_mut() {
+                record.dropped = Some(words.to_owned());
+            }
         }
     }
 

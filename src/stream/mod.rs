@@ -17,6 +17,7 @@
 
 mod link;
 mod options;
+mod restart;
 pub mod session;
 mod watch;
 
@@ -79,6 +80,13 @@ pub struct StreamSpec {
     pub watch: Watch,
     /// The most messages `send` passes a second (`None`: unpaced); the shell queues the rest.
     pub send_per_second: Option<u64>,
+}
+
+impl StreamSpec {
+    /// What its messages call it: its URL (redacted), or its scope where a provider gives the URL.
+    pub fn name(&self) -> &str {
+        self.url.as_deref().unwrap_or(&self.scope)
+    }
 }
 
 /// The stream's connection as the machine knows it.

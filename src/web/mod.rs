@@ -57,7 +57,7 @@ mod platform;
 
 pub use api::{
     CallOptions, Client, ClientBuilder, Connection, Docs, Error, Family, FamilyRequest, Heartbeat, Match, Message,
-    NotOpen, OnEvent, OnOpen, PolicyLayer, Reconciled, Resync, RetryContext, SharedBudget, ShouldRetry, Stopped,
-    Stream, StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern, Weight, Worksheet, WorksheetRow,
+    NotOpen, OnEvent, OnOpen, PageSignal, PolicyLayer, Reconciled, Resync, RetryContext, SharedBudget, ShouldRetry,
+    Stopped, Stream, StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern, Weight, Worksheet, WorksheetRow,
 };
 pub use platform::clock;

@@ -42,7 +42,7 @@ async function call(t, w, records) {
  * logged; the caller's sends, gap and close come at their times. Resolves when it stops. */
 function stream(t, w, records) {
   const client = new RetryClient({ ...t.client, onAttempt: (record) => records.push(record) });
-  const { url, options = {}, onOpen, resync, heartbeat, sends = [], gapAt, closeAt = 60_000 } = t.stream;
+  const { url, options = {}, onOpen, resync, heartbeat, sends = [], gapAt, closeAt = 60_000, events = [] } = t.stream;
   const given = { ...options, WebSocket: w.WebSocket };
   if (onOpen !== undefined) {
     given.onOpen = (ws) => {
@@ -55,6 +55,8 @@ function stream(t, w, records) {
   const s = client.stream(url, given);
   s.addEventListener("state", (e) => w.note(`state ${e.state}`));
   s.addEventListener("message", (e) => w.note(`message ${e.data}`));
+  s.addEventListener("close", (e) => w.note(`closed ${e.code} ${e.reason}`));
+  s.addEventListener("unsent", (e) => w.note(`unsent ${e.data}`));
   return new Promise((resolve) => {
     s.addEventListener("stop", (e) => resolve(`stopped ${e.reason}`));
     for (const { at, data } of sends) {
@@ -67,6 +69,17 @@ function stream(t, w, records) {
       }, at);
     }
     if (gapAt !== undefined) setTimeout(() => s.gap(), gapAt);
+    for (const { at, do: what, code, reason } of events) {
+      setTimeout(() => {
+        w.note(what);
+        if (what !== "reconnect") return w.page(what);
+        try {
+          s.reconnect(code, reason);
+        } catch {
+          w.note("reconnect refused");
+        }
+      }, at);
+    }
     setTimeout(() => s.close(), closeAt);
   });
 }

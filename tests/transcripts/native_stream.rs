@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 
 use retryline::budget::Budget;
 use retryline::call::Ctx;
-use retryline::stream::session::{Session, SessionEffect, SessionEvent, SessionSettings};
+use retryline::stream::session::{PageSignal, Session, SessionEffect, SessionEvent, SessionSettings};
 use retryline::stream::{Stream, StreamSpec};
 use retryline::Draws;
 use serde_json::Value;
@@ -29,6 +29,8 @@ enum Happening {
     CallerSend(String),
     Gap,
     Close,
+    /// What the caller or the page does (`stream.events`): reconnect, or a page signal.
+    Does(Value),
 }
 
 struct World<'t> {
@@ -133,6 +135,9 @@ pub fn play_stream(t: &Value) -> Played {
     if let Some(at) = st.get("gapAt").and_then(Value::as_u64) {
         world.timer(at, Happening::Gap);
     }
+    for does in st.get("events").and_then(Value::as_array).cloned().unwrap_or_default() {
+        world.timer(does["at"].as_u64().unwrap_or(0), Happening::Does(does));
+    }
     world.timer(st.get("closeAt").and_then(Value::as_u64).unwrap_or(60_000), Happening::Close);
     world.microtasks.push_back(Happening::Feed(SessionEvent::Start));
     let wall_start = 1_767_225_600_000;
@@ -205,6 +210,22 @@ pub fn play_stream(t: &Value) -> Played {
             }
             Happening::Gap => SessionEvent::Gap,
             Happening::Close => SessionEvent::Close,
+            Happening::Does(does) => {
+                let what = does["do"].as_str().unwrap_or_default();
+                world.note(what);
+                match what {
+                    "reconnect" => {
+                        let code = does.get("code").and_then(Value::as_u64).unwrap_or(0) as u16;
+                        SessionEvent::Reconnect(code, does["reason"].as_str().unwrap_or_default().to_owned())
+                    }
+                    "offline" => SessionEvent::Page(PageSignal::Offline),
+                    "online" => SessionEvent::Page(PageSignal::Online),
+                    "hidden" => SessionEvent::Page(PageSignal::Hidden),
+                    "visible" => SessionEvent::Page(PageSignal::Visible),
+                    "wake" => SessionEvent::Page(PageSignal::Wake),
+                    other => panic!("stream.events: {other} is not played"),
+                }
+            }
         };
         step(&mut world, &mut machine, event, (&mut draws, &mut budget), wall_start);
     }
@@ -330,6 +351,12 @@ fn perform(world: &mut World, machine: &mut Session, effect: SessionEffect) {
         SessionEffect::Stopped(reason) => {
             world.stopped = Some(format!("stopped {}", reason.as_str()));
         }
-        SessionEffect::Share(_) | SessionEffect::ServerClosed(..) => {}
+        SessionEffect::ServerClosed(code, reason) => world.note(&format!("closed {code} {reason}")),
+        SessionEffect::Unsent(id, _) => {
+            let data = world.messages.remove(&id).unwrap_or_default();
+            world.note(&format!("unsent {data}"));
+        }
+        SessionEffect::ReconnectRefused(..) => world.note("reconnect refused"),
+        SessionEffect::Share(_) => {}
     }
 }

@@ -189,10 +189,21 @@ export function world(t) {
     if (script.fail !== undefined) throw new Error(script.fail);
   });
 
+  // A browser page's own signals, for the JavaScript executor's listeners (the Rust API is told them).
+  const page = new EventTarget();
+  const doc = Object.assign(new EventTarget(), { visibilityState: "visible" });
+
   return {
     log,
     note,
     fetch,
+    /** The page says `signal`: "offline", "online", "hidden", "visible" or "wake" (a resume). */
+    page(signal) {
+      if (signal === "offline" || signal === "online") return void page.dispatchEvent(new Event(signal));
+      if (signal === "wake") return void doc.dispatchEvent(new Event("resume"));
+      doc.visibilityState = signal;
+      doc.dispatchEvent(new Event("visibilitychange"));
+    },
     WebSocket,
     resync: () => resync(),
     store,
@@ -203,12 +214,18 @@ export function world(t) {
       time.install();
       this.saved = { fetch: globalThis.fetch, WebSocket: Object.getOwnPropertyDescriptor(globalThis, "WebSocket") };
       globalThis.fetch = fetch;
+      globalThis.addEventListener = page.addEventListener.bind(page);
+      globalThis.removeEventListener = page.removeEventListener.bind(page);
+      globalThis.document = doc;
       // For an executor that makes its sockets with the global WebSocket (the Rust one does).
       Object.defineProperty(globalThis, "WebSocket", { value: WebSocket, configurable: true, writable: true });
     },
     uninstall() {
       time.uninstall();
       globalThis.fetch = this.saved.fetch;
+      delete globalThis.addEventListener;
+      delete globalThis.removeEventListener;
+      delete globalThis.document;
       if (this.saved.WebSocket === undefined) delete globalThis.WebSocket;
       else Object.defineProperty(globalThis, "WebSocket", this.saved.WebSocket);
     },

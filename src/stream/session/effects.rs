@@ -80,6 +80,28 @@ pub enum SessionEffect {
     /// The server closed a connection that was up: its code and (redacted) reason, for the caller's
     /// `close` event.
     ServerClosed(u16, String),
+    /// Message `id`, sent by the caller and queued by the pace, will never be written: why. Every
+    /// message sent ends in one `Write` or one `Unsent`.
+    Unsent(u32, &'static str),
+    /// The caller's `reconnect()` was refused, and changed nothing: its reason (`banned`, or
+    /// `aborted` after `close()`) and why, as its error's message.
+    ReconnectRefused(Reason, String),
+}
+
+/// What the page says of itself (a browser's `offline`, `online`, `visibilitychange`, `pageshow`
+/// and `resume`); a runtime without them feeds none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageSignal {
+    /// The browser lost its network: no attempt is made until `Online`.
+    Offline,
+    /// The network is back: a paused stream tries at once.
+    Online,
+    /// The page was hidden (its timers may be throttled or frozen).
+    Hidden,
+    /// The page is visible again: after a long hidden time, a wake.
+    Visible,
+    /// The page came back from the back/forward cache or from being frozen.
+    Wake,
 }
 
 /// What happened, fed to [`super::Session::handle`].
@@ -115,4 +137,10 @@ pub enum SessionEvent {
     Resynced(u32, bool),
     /// The caller reports a gap: the stream is stale until it is resynced.
     Gap,
+    /// The caller's `reconnect(code, reason)`: the connection (if any) closed with them (code 0:
+    /// 1000 "reconnect"), and a fresh outage begun at once, even after a stop by the policy; refused
+    /// after `close()` and while the scope is banned.
+    Reconnect(u16, String),
+    /// What the page said of itself.
+    Page(PageSignal),
 }

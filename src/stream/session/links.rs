@@ -87,6 +87,7 @@ impl Session {
         (next.rotating, next.due, next.opened_at) = (false, None, ctx.now);
         if let Some(old) = self.current.replace(next) {
             self.effects.push(SessionEffect::Close(old.id, 1000, "rotated".into()));
+            self.pace.retarget(old.id, next.id);
         }
         self.stream.on_rotation_open(ctx.now, ctx.wall, ctx.draws, ctx.budget);
         let watching = self.stream.check(ctx.now, ctx.wall, Some(ctx.now), ctx.draws, ctx.budget);
@@ -133,6 +134,8 @@ impl Session {
     /// Socket `id` is done: the outage decides what follows; a rotation's failure leaves the
     /// stream's connection as it is.
     fn dropped(&mut self, id: u32, outcome: Outcome, code: Option<u16>, ctx: &mut Ctx) {
+        let ids = self.pace.drop_link(id);
+        self.unsent(ids, super::signals::UNSENT_CLOSED);
         if self.rotation.is_some_and(|r| r.id == id) {
             self.rotation = None;
             self.effects.push(SessionEffect::Close(id, 1000, "".into()));

@@ -16,8 +16,9 @@
 mod effects;
 mod links;
 mod pace;
+mod signals;
 
-pub use effects::{SessionEffect, SessionEvent, SessionSettings, StreamState};
+pub use effects::{PageSignal, SessionEffect, SessionEvent, SessionSettings, StreamState};
 
 use super::Stream;
 use crate::budget::sharing::{Answered, Bracket, Share, Step};
@@ -70,6 +71,15 @@ pub struct Session {
     unreported: Vec<AttemptRecord>,
     /// How the server last closed a connection that was up: its code and words, for a stop code's message.
     server_closed: Option<String>,
+    /// The page said it is offline: no attempt is made until it says online.
+    offline: bool,
+    /// The outage was given up for the page's offline: its online begins the next at once.
+    paused: bool,
+    /// When the page was hidden; and, once visible again after a long time, when it had been.
+    hidden_at: Option<u64>,
+    woke: Option<u64>,
+    /// A wake's ping: when it went, and when the connection is replaced if nothing was heard since.
+    answer: Option<(u64, u64)>,
 }
 
 impl Session {
@@ -96,6 +106,11 @@ impl Session {
             held: Vec::new(),
             server_closed: None,
             unreported: Vec::new(),
+            offline: false,
+            paused: false,
+            hidden_at: None,
+            woke: None,
+            answer: None,
         }
     }
 
@@ -120,7 +135,8 @@ impl Session {
             return Some(until);
         }
         let dues = [self.current, self.rotation].into_iter().flatten().filter_map(|l| l.due);
-        let at = [self.wake_at, self.watch_at, self.beat_at, self.pace.due()].into_iter().flatten();
+        let answer = self.answer.map(|(_, by)| by);
+        let at = [self.wake_at, self.watch_at, self.beat_at, self.pace.due(), answer].into_iter().flatten();
         at.chain(dues).min()
     }
 
@@ -133,7 +149,7 @@ impl Session {
     pub fn stop_json(&self) -> String {
         let reason = self.stream.stopped().map_or(Reason::Aborted, |stop| stop.reason);
         let records = self.stream.outage().map(|op| op.records()).unwrap_or_default();
-        let url = self.stream.spec().url.as_deref().unwrap_or_default();
+        let url = self.stream.spec().name();
         // A stop code names the close that ended it: the explanation alone reads as a refusal.
         let closed = self.server_closed.as_deref().filter(|_| reason == Reason::NonRetryable);
         let detail = closed.map(|words| {
@@ -157,7 +173,10 @@ impl Session {
                 let answer = self.bracket.give_up();
                 self.answered_share(answer, ctx);
             }
-            event if self.state == StreamState::Stopped => self.ignore(event),
+            SessionEvent::Page(signal) if self.state == StreamState::Stopped => self.note_page(signal, ctx.now),
+            event if self.state == StreamState::Stopped && !matches!(event, SessionEvent::Reconnect(..)) => {
+                self.ignore(event)
+            }
             event => self.route(event, ctx),
         }
         if self.bracket.is_leaving() {
@@ -247,7 +266,7 @@ impl Session {
 
     /// One event, inside the bracket when it needs one.
     fn step(&mut self, event: SessionEvent, ctx: &mut Ctx) {
-        if self.state == StreamState::Stopped {
+        if self.state == StreamState::Stopped && !matches!(event, SessionEvent::Reconnect(..)) {
             return self.ignore(event);
         }
         match event {
@@ -277,20 +296,25 @@ impl Session {
             }
             SessionEvent::Resynced(round, ok) => self.resynced(round, ok),
             SessionEvent::Gap => self.resync(),
+            SessionEvent::Reconnect(code, words) => self.reconnect(code, words, ctx),
+            SessionEvent::Page(signal) => self.page(signal, ctx),
             SessionEvent::Entered(..) => {}
         }
         self.report();
     }
 
-    /// An event after the stream stopped: a message in it is let go of.
+    /// An event after the stream stopped: a message in it is let go of, a message sent is unsent.
     fn ignore(&mut self, event: SessionEvent) {
-        if let SessionEvent::Message(_, id) = event {
-            self.effects.push(SessionEffect::Discard(id));
+        match event {
+            SessionEvent::Message(_, id) => self.effects.push(SessionEffect::Discard(id)),
+            SessionEvent::Send(id, _) => self.effects.push(SessionEffect::Unsent(id, signals::UNSENT_STOPPED)),
+            _ => {}
         }
     }
 
     /// Does what the outage decided: connect, wait, or stop.
     fn act(&mut self, action: Action, ctx: &mut Ctx) {
+        let Some(action) = self.offline_send(action, ctx) else { return };
         match action {
             Action::Send { timeout_ms, .. } => self.connect(timeout_ms, false, ctx.now),
             Action::Sleep { until } => {
@@ -314,6 +338,7 @@ impl Session {
             let watching = self.stream.check(now, ctx.wall, self.heard_at, ctx.draws, ctx.budget);
             self.watch(watching, ctx);
         }
+        self.answer_due(ctx);
         self.pace_due(now);
         self.beat(now);
     }
@@ -336,8 +361,9 @@ impl Session {
         for link in [self.current.take(), self.rotation.take()].into_iter().flatten() {
             self.effects.push(SessionEffect::Close(link.id, code, words.clone()));
         }
-        (self.wake_at, self.watch_at, self.beat_at) = (None, None, None);
-        self.pace.clear();
+        (self.wake_at, self.watch_at, self.beat_at, self.answer, self.paused) = (None, None, None, None, false);
+        let ids = self.pace.clear();
+        self.unsent(ids, signals::UNSENT_STOPPED);
         self.report();
         self.set_state(StreamState::Stopped);
         self.effects.push(SessionEffect::Stopped(reason));

@@ -30,10 +30,27 @@ impl Pace {
         self.due
     }
 
-    /// Drops what is queued (the stream stopped).
-    pub(super) fn clear(&mut self) {
-        self.queue.clear();
+    /// Drops what is queued (the stream stopped, or reconnects): their ids.
+    pub(super) fn clear(&mut self) -> Vec<u32> {
         self.due = None;
+        std::mem::take(&mut self.queue).into_iter().map(|(id, _)| id).collect()
+    }
+
+    /// Drops what is queued for socket `link` (it closed): their ids.
+    pub(super) fn drop_link(&mut self, link: u32) -> Vec<u32> {
+        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.queue).into_iter().partition(|m| m.1 == link);
+        self.queue = kept;
+        if self.queue.is_empty() {
+            self.due = None;
+        }
+        gone.into_iter().map(|(id, _)| id).collect()
+    }
+
+    /// What was queued for socket `from` goes on `to` (a rotation replaced it).
+    pub(super) fn retarget(&mut self, from: u32, to: u32) {
+        for m in self.queue.iter_mut().filter(|m| m.1 == from) {
+            m.1 = to;
+        }
     }
 
     /// The messages that may go now, in order; `due` says when the next may.
@@ -65,10 +82,19 @@ impl Session {
             0 => self.current.map_or(0, |c| c.id),
             link => link,
         };
+        let live = [self.current, self.rotation].into_iter().flatten().any(|l| l.id == link);
+        if !live {
+            return self.effects.push(SessionEffect::Unsent(id, super::signals::UNSENT_CLOSED));
+        }
         self.pace.queue.push((id, link));
         if self.pace.due.is_none() {
             self.pace_due(now);
         }
+    }
+
+    /// Tells the shell that messages `ids` will never be written, and why.
+    pub(super) fn unsent(&mut self, ids: Vec<u32>, why: &'static str) {
+        self.effects.extend(ids.into_iter().map(|id| SessionEffect::Unsent(id, why)));
     }
 
     pub(super) fn pace_due(&mut self, now: u64) {

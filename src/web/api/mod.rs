@@ -34,7 +34,7 @@ pub use policy_layer::PolicyLayer;
 pub use reconciled::Reconciled;
 pub use shared_budget::SharedBudget;
 pub use should_retry::{RetryContext, ShouldRetry};
-pub use stream::{Stream, StreamState};
+pub use stream::{PageSignal, Stream, StreamState};
 pub use stream_callbacks::{Connection, Heartbeat, NotOpen, OnOpen, Resync};
 pub use stream_event::{OnEvent, StreamEvent};
 pub use stream_options::StreamOptions;

@@ -11,12 +11,12 @@ use super::error::Error;
 use super::stream_callbacks::NotOpen;
 use super::stream_event::{told, StreamEvent};
 use super::stream_options::StreamOptions;
-pub use crate::stream::session::StreamState;
+pub use crate::stream::session::{PageSignal, StreamState};
 use crate::stream::session::{Session, SessionSettings};
 use crate::text;
 use crate::web::executor::{Listener, StreamEvent as Event, Streaming};
 use crate::web::platform::clock;
-use crate::web::platform::errors::{invalid, type_error};
+use crate::web::platform::errors::{invalid, range_error, type_error};
 use crate::web::platform::inbox::{Inbox, Poster};
 use crate::web::platform::socket::{parse_url, Message};
 
@@ -137,6 +137,48 @@ impl Stream {
     pub fn close(&self) {
         self.streaming.close();
     }
+
+    /// Closes it for good with a close code (1000 or 3000–4999) and a reason (at most 123 bytes)
+    /// the server is sent; `Err` (a `RangeError`) for others, and nothing changes.
+    pub fn close_with(&self, code: u16, reason: &str) -> Result<(), Error> {
+        checked_close(code, reason)?;
+        self.streaming.close_with(code, reason);
+        Ok(())
+    }
+
+    /// Drops the connection (1000 "reconnect") and begins a fresh outage at once, under the same
+    /// policy and budget; `Err` after [`close`](Self::close), once its policy stopped it, and while
+    /// its scope is banned (the error names the ban), and nothing changes.
+    pub fn reconnect(&self) -> Result<(), Error> {
+        self.streaming.reconnect(0, "").map_err(|why| Error::Invalid(type_error(&why)))
+    }
+
+    /// As [`reconnect`](Self::reconnect), closing the connection with this code and reason.
+    pub fn reconnect_with(&self, code: u16, reason: &str) -> Result<(), Error> {
+        checked_close(code, reason)?;
+        self.streaming.reconnect(code, reason).map_err(|why| Error::Invalid(type_error(&why)))
+    }
+
+    /// Tells the stream what the page said of itself (the JavaScript stream listens for these
+    /// itself): offline pauses its outage, online tries at once, a wake checks the connection.
+    pub fn page(&self, signal: PageSignal) {
+        self.streaming.page(signal);
+    }
+}
+
+/// A close code and reason as WebSocket's `close` takes them.
+fn checked_close(code: u16, reason: &str) -> Result<(), Error> {
+    if code != 1000 && !(3000..=4999).contains(&code) {
+        let message = text::join(&[
+            "stream: a close code must be 1000 or from 3000 to 4999, got ",
+            &text::number(u64::from(code)),
+        ]);
+        return Err(Error::Invalid(range_error(&message)));
+    }
+    if reason.len() > 123 {
+        return Err(Error::Invalid(range_error("stream: a close reason must be at most 123 bytes (UTF-8)")));
+    }
+    Ok(())
 }
 
 impl Seen {
@@ -149,7 +191,7 @@ impl Seen {
                 self.stale_since_wall.set((*state == StreamState::Stale).then(clock::wall_now));
             }
             Event::Message(_) => self.last_message_wall.set(Some(clock::wall_now())),
-            Event::Stopped(..) => {}
+            Event::Stopped(..) | Event::Closed(..) | Event::Unsent(..) => {}
         }
         match (event, listener) {
             // The end is told by `Stopped`, or by the events ending.

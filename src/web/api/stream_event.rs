@@ -20,6 +20,24 @@ pub enum StreamEvent {
     /// The policy stopped the stream (attempts or the outage's deadline ran out, a ban, a stop
     /// code): why, and the last outage's records. No event follows.
     Stopped(Error),
+    /// The server closed a connection that was up (the stream reconnects, or a stop code stops it):
+    /// its close code and reason; `was_clean` unless the code is 1006 (no closing handshake).
+    Closed {
+        /// The close code.
+        code: u16,
+        /// The close reason (redacted as records are).
+        reason: String,
+        /// Whether the close had a closing handshake.
+        was_clean: bool,
+    },
+    /// A message sent will never be written (its connection closed, or the stream stopped, before
+    /// the pace let it go): the message, and why.
+    Unsent {
+        /// The message, as it was sent.
+        message: Message,
+        /// Why it never went.
+        why: &'static str,
+    },
 }
 
 /// What the executor tells, as the caller reads it.
@@ -28,6 +46,8 @@ pub(super) fn told(event: Event) -> StreamEvent {
         Event::Message(message) => StreamEvent::Message(message),
         Event::State(state) => StreamEvent::State(state),
         Event::Stopped(reason, json) => StreamEvent::Stopped(Error::Stopped(Box::new(stream_stopped(reason, &json)))),
+        Event::Closed(code, reason) => StreamEvent::Closed { code, reason, was_clean: code != 1006 },
+        Event::Unsent(message, why) => StreamEvent::Unsent { message, why },
     }
 }
 

@@ -12,7 +12,7 @@ use std::task::{Context, Poll};
 use super::drive::{Answer, Carrier, Driven, Run};
 use super::Executor;
 use crate::reason::Reason;
-use crate::stream::session::{Session, SessionEffect, SessionEvent, StreamState};
+use crate::stream::session::{PageSignal, Session, SessionEffect, SessionEvent, StreamState};
 use crate::web::platform::inbox::{Inbox, Poster};
 use crate::web::platform::socket::{Message, SocketEvent, Sockets};
 use crate::web::platform::spawn::spawn;
@@ -47,6 +47,10 @@ pub enum Event {
     State(StreamState),
     /// Stopped by its policy (not by the caller): why, and the stop as the session wrote it.
     Stopped(Reason, String),
+    /// The server closed a connection that was up: its code and reason.
+    Closed(u16, String),
+    /// A message sent will never be written: why.
+    Unsent(Message, &'static str),
 }
 
 /// What the caller's handles share with the carrier, outside the session's borrow.
@@ -57,6 +61,8 @@ struct Face {
     messages: RefCell<(u32, Vec<(u32, Message)>)>,
     /// To the task: what socket `link` did.
     post: Poster<(u32, SocketEvent)>,
+    /// Why the caller's last `reconnect()` was refused, until it reads it.
+    refused: RefCell<Option<String>>,
 }
 
 /// What carries out a session's effects, and what they made.
@@ -82,7 +88,12 @@ impl Executor {
     /// Runs `session` on this client's budget, draws and observer, from the event loop's next turn.
     pub fn stream(self: &Rc<Self>, session: Session, given: Given) -> Streaming {
         let inbox = Inbox::new();
-        let face = Face { stopped: Cell::new(false), messages: RefCell::default(), post: inbox.poster() };
+        let face = Face {
+            stopped: Cell::new(false),
+            messages: RefCell::default(),
+            post: inbox.poster(),
+            refused: RefCell::default(),
+        };
         let streamed = Streamed { given, sockets: Sockets::default(), inbox };
         let driven = Driven::new(session, streamed, face, self.clone());
         let task = driven.clone();
@@ -156,8 +167,13 @@ impl Carrier for Streamed {
                 None => driven.later(SessionEvent::Resynced(round, true)),
             },
             SessionEffect::Report => run.exec.report(&run.machine.take_records()),
-            // The Rust API has no close event yet: the drop is in the records and the state.
-            SessionEffect::ServerClosed(..) => {}
+            SessionEffect::ServerClosed(code, reason) => me.tell(Event::Closed(code, reason)),
+            SessionEffect::Unsent(id, why) => {
+                if let Some(message) = face.take(id) {
+                    me.tell(Event::Unsent(message, why));
+                }
+            }
+            SessionEffect::ReconnectRefused(_, why) => *face.refused.borrow_mut() = Some(why),
             SessionEffect::Stopped(reason) => {
                 me.sockets.clear();
                 face.messages.borrow_mut().1.clear();
@@ -211,6 +227,28 @@ impl Streaming {
     /// Closes it for good: at once, unless a budget shared across tabs must be held for the step.
     pub fn close(&self) {
         fed(&self.0, SessionEvent::Close);
+    }
+
+    /// Closes it for good with the caller's close code and reason (already checked).
+    pub fn close_with(&self, code: u16, reason: &str) {
+        fed(&self.0, SessionEvent::CloseWith(code, reason.to_owned()));
+    }
+
+    /// Drops the connection and begins a fresh outage at once (code 0: 1000 "reconnect"); `Err`
+    /// with why when refused (after `close`, while the scope is banned, once its policy stopped it).
+    pub fn reconnect(&self, code: u16, reason: &str) -> Result<(), String> {
+        if self.0.face.stopped.get() {
+            return Err(
+                "reconnect refused: the stream is over (the Rust API does not begin a stopped stream again)".into()
+            );
+        }
+        fed(&self.0, SessionEvent::Reconnect(code, reason.to_owned()));
+        self.0.face.refused.borrow_mut().take().map_or(Ok(()), Err)
+    }
+
+    /// What the page said of itself (offline, online, hidden, visible, a wake).
+    pub fn page(&self, signal: PageSignal) {
+        fed(&self.0, SessionEvent::Page(signal));
     }
 }
 

@@ -22,6 +22,11 @@ pub fn type_error(message: &str) -> JsValue {
     js_sys::TypeError::new(message).into()
 }
 
+/// A `RangeError` saying `message`.
+pub fn range_error(message: &str) -> JsValue {
+    js_sys::RangeError::new(message).into()
+}
+
 /// The longest text taken from a thrown value: enough for any platform message.
 const MAX_DESCRIPTION: usize = 400;
 
