@@ -131,7 +131,8 @@ impl Operation {
     /// This operation's request and `outcome`, as the cause of a hold, a ban or a breaker's opening.
     fn cause(&self, now: u64, wall_now: u64, outcome: &Outcome) -> Cause {
         Cause {
-            method: self.start.method.clone().unwrap_or_default(),
+            // A stream's connection attempt is a WebSocket upgrade: a GET.
+            method: self.start.method.clone().unwrap_or_else(|| "GET".to_owned()),
             url: self.start.url.clone().unwrap_or_default(),
             status: outcome.status.filter(|_| outcome.observed == Observed::Response),
             at: now,
