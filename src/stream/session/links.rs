@@ -75,6 +75,11 @@ impl Session {
             return self.effects.push(SessionEffect::Discard(message));
         }
         self.heard_at = Some(ctx.now);
+        // The next check comes by the time this message's silence would be stale (a check armed
+        // while it was stale looked only as far as its replacement).
+        if let (Some(at), Some(stale)) = (self.watch_at, self.stream.spec().watch.stale_after_ms) {
+            self.watch_at = Some(at.min(ctx.now.saturating_add(stale)));
+        }
         if self.state == StreamState::Stale && !self.resyncing {
             self.set_state(StreamState::Open);
         }
