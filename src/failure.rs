@@ -8,7 +8,7 @@ use crate::budget::Limit;
 use crate::durable::Refusal;
 use crate::http_date::iso_time;
 use crate::reason::Reason;
-use crate::record::{wire_requests, AttemptRecord, Pending};
+use crate::record::{wire_requests, AttemptRecord, HeldBy, Pending};
 use crate::text::{join, number};
 
 /// Why a shell stopped waiting for something before it settled.
@@ -163,23 +163,7 @@ impl Failure<'_> {
                 Reason::CircuitOpen => " (the breaker opened after failures there; the last: ",
                 _ => " (the scope is held by ",
             };
-            let status = held.status.map_or_else(|| "failure".to_owned(), |s| number(u64::from(s)));
-            let (at, until) = (iso_time(held.at_wall_ms), iso_time(held.until_wall_ms));
-            let to = if held.status.is_some() { " to " } else { " of " };
-            message.push_str(&join(&[
-                what,
-                "the ",
-                &status,
-                to,
-                &held.method,
-                " ",
-                &held.url,
-                " at ",
-                &at,
-                ", until ",
-                &until,
-                ")",
-            ]));
+            message.push_str(&held_words(what, held));
         }
         // A refusal by the scope's tokens says when they would have come.
         let last = self.records.last().filter(|r| self.reason == Reason::Budget && r.limit == Some(Limit::Tokens));
@@ -206,4 +190,12 @@ impl Failure<'_> {
         let pending = self.records.iter().rev().find(|r| r.is_sent())?.pending?;
         Some(join(&[pending_phrase(pending), " was still pending when the last attempt timed out"]))
     }
+}
+
+/// `what` and the response behind a hold, ban or open breaker: `{what}the 418 to GET url at …, until …)`.
+pub(crate) fn held_words(what: &str, held: &HeldBy) -> String {
+    let status = held.status.map_or_else(|| "failure".to_owned(), |s| number(u64::from(s)));
+    let (at, until) = (iso_time(held.at_wall_ms), iso_time(held.until_wall_ms));
+    let to = if held.status.is_some() { " to " } else { " of " };
+    join(&[what, "the ", &status, to, &held.method, " ", &held.url, " at ", &at, ", until ", &until, ")"])
 }

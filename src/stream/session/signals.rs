@@ -7,7 +7,6 @@ use std::borrow::Cow;
 use super::{PageSignal, Session, SessionEffect, StreamState};
 use crate::call::Ctx;
 use crate::classify::Observed;
-use crate::http_date::iso_time;
 use crate::machine::Action;
 use crate::reason::Reason;
 use crate::text::{join, number};
@@ -63,10 +62,7 @@ impl Session {
         let mut why = join(&["stream ", url, ": reconnect refused: its scope ", scope, " is banned for "]);
         why.push_str(&join(&[&number(left), " ms more"]));
         if let Some(held) = ctx.budget.held_by(scope, ctx.now, true) {
-            let status = held.status.map_or_else(|| "failure".to_owned(), |s| number(u64::from(s)));
-            let (at, until) = (iso_time(held.at_wall_ms), iso_time(held.until_wall_ms));
-            why.push_str(&join(&[" (by the ", &status, " to ", &held.method, " ", &held.url, " at ", &at]));
-            why.push_str(&join(&[", until ", &until, ")"]));
+            why.push_str(&crate::failure::held_words(" (by ", &held));
         }
         Some((Reason::Banned, why))
     }
