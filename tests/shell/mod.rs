@@ -20,6 +20,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test;
 
+mod stream_restart;
 mod streams;
 
 #[allow(clippy::option_env_unwrap)] // a clear message when it was not set at build time

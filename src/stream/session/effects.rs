@@ -75,7 +75,8 @@ pub enum SessionEffect {
     Resync(u32),
     /// Hand the new records to the observers ([`super::Session::take_records`]).
     Report,
-    /// The stream stopped, for this reason ([`super::Session::stop_json`] says more).
+    /// The stream stopped, for this reason ([`super::Session::stop_json`] says more). Stopped by its
+    /// policy, it may begin again on a `Reconnect`; `Aborted` (the caller closed it) is final.
     Stopped(Reason),
     /// The server closed a connection that was up: its code and (redacted) reason, for the caller's
     /// `close` event.

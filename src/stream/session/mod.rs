@@ -303,11 +303,15 @@ impl Session {
         self.report();
     }
 
-    /// An event after the stream stopped: a message in it is let go of, a message sent is unsent.
+    /// An event after the stream stopped: a message in it is let go of, a message sent is unsent,
+    /// and a close of a stream its policy stopped (kept for a `reconnect()`) lets it go.
     fn ignore(&mut self, event: SessionEvent) {
         match event {
             SessionEvent::Message(_, id) => self.effects.push(SessionEffect::Discard(id)),
             SessionEvent::Send(id, _) => self.effects.push(SessionEffect::Unsent(id, signals::UNSENT_STOPPED)),
+            SessionEvent::Close | SessionEvent::CloseWith(..) => {
+                self.effects.push(SessionEffect::Stopped(Reason::Aborted))
+            }
             _ => {}
         }
     }

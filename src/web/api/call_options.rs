@@ -25,8 +25,6 @@ pub struct CallSpec {
     pub waits: Waits,
 }
 
-/// The most a call may weigh (as the JavaScript `weight` option).
-
 /// What one call asks beyond the client's defaults; `CallOptions::default()` asks nothing.
 ///
 /// # Default

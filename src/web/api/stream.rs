@@ -147,8 +147,9 @@ impl Stream {
     }
 
     /// Drops the connection (1000 "reconnect") and begins a fresh outage at once, under the same
-    /// policy and budget; `Err` after [`close`](Self::close), once its policy stopped it, and while
-    /// its scope is banned (the error names the ban), and nothing changes.
+    /// policy and budget — after a stop by its policy too (read [`next`](Self::next) again); `Err`
+    /// after [`close`](Self::close) and while its scope is banned (the error names the ban), and
+    /// nothing changes.
     pub fn reconnect(&self) -> Result<(), Error> {
         self.streaming.reconnect(0, "").map_err(|why| Error::Invalid(type_error(&why)))
     }

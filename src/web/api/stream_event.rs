@@ -18,7 +18,8 @@ pub enum StreamEvent {
     /// ending after [`Stream::close`](super::Stream::close)).
     State(StreamState),
     /// The policy stopped the stream (attempts or the outage's deadline ran out, a ban, a stop
-    /// code): why, and the last outage's records. No event follows.
+    /// code): why, and the last outage's records. No event follows, unless
+    /// [`Stream::reconnect`](super::Stream::reconnect) begins it again.
     Stopped(Error),
     /// The server closed a connection that was up (the stream reconnects, or a stop code stops it):
     /// its close code and reason; `was_clean` unless the code is 1006 (no closing handshake).

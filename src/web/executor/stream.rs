@@ -63,6 +63,8 @@ struct Face {
     post: Poster<(u32, SocketEvent)>,
     /// Why the caller's last `reconnect()` was refused, until it reads it.
     refused: RefCell<Option<String>>,
+    /// Stopped by its policy, and kept for a reconnect.
+    halted: Cell<bool>,
 }
 
 /// What carries out a session's effects, and what they made.
@@ -93,6 +95,7 @@ impl Executor {
             messages: RefCell::default(),
             post: inbox.poster(),
             refused: RefCell::default(),
+            halted: Cell::new(false),
         };
         let streamed = Streamed { given, sockets: Sockets::default(), inbox };
         let driven = Driven::new(session, streamed, face, self.clone());
@@ -173,15 +176,21 @@ impl Carrier for Streamed {
                     me.tell(Event::Unsent(message, why));
                 }
             }
-            SessionEffect::ReconnectRefused(_, why) => *face.refused.borrow_mut() = Some(why),
+            SessionEffect::ReconnectRefused(_, why) => {
+                face.halted.set(face.stopped.get());
+                *face.refused.borrow_mut() = Some(why);
+            }
             SessionEffect::Stopped(reason) => {
                 me.sockets.clear();
                 face.messages.borrow_mut().1.clear();
+                if reason != Reason::Aborted {
+                    // Stopped by its policy: told, and kept for a reconnect (a close ends it).
+                    face.halted.set(true);
+                    me.tell(Event::Stopped(reason, run.machine.stop_json()));
+                    return None;
+                }
                 // Its task ends.
                 face.post.wake();
-                if reason != Reason::Aborted {
-                    me.tell(Event::Stopped(reason, run.machine.stop_json()));
-                }
                 return Some(());
             }
         }
@@ -234,13 +243,11 @@ impl Streaming {
         fed(&self.0, SessionEvent::CloseWith(code, reason.to_owned()));
     }
 
-    /// Drops the connection and begins a fresh outage at once (code 0: 1000 "reconnect"); `Err`
-    /// with why when refused (after `close`, while the scope is banned, once its policy stopped it).
+    /// Drops the connection and begins a fresh outage at once (code 0: 1000 "reconnect"), after a
+    /// stop by its policy too; `Err` with why when refused (after `close`, while the scope is banned).
     pub fn reconnect(&self, code: u16, reason: &str) -> Result<(), String> {
-        if self.0.face.stopped.get() {
-            return Err(
-                "reconnect refused: the stream is over (the Rust API does not begin a stopped stream again)".into()
-            );
+        if self.0.face.stopped.get() && !self.0.face.halted.replace(false) {
+            return Err("reconnect refused: close() ended the stream for good (make a new stream)".into());
         }
         fed(&self.0, SessionEvent::Reconnect(code, reason.to_owned()));
         self.0.face.refused.borrow_mut().take().map_or(Ok(()), Err)

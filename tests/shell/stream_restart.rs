@@ -1,0 +1,47 @@
+//! The Rust API's `reconnect`, `close_with` and its `Closed` event against the mock exchange's
+//! WebSocket endpoint (issue 32), judged by the server's log of connections.
+
+use retryline::web::{Client, StreamEvent, StreamOptions, StreamState};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use super::streams::{control, is_trade, read_until, reconnects, sleep, sockets, tag, upgrades};
+use super::url;
+
+#[wasm_bindgen_test]
+async fn a_stream_its_policy_stopped_begins_again_on_reconnect_and_close_with_sends_the_callers_code() {
+    if !sockets() {
+        return;
+    }
+    let run = tag("restart");
+    let first = r#"[{"action":"accept","closeAfterMs":300,"closeCode":1008,"closeReason":"bad subscription"}]"#;
+    control("POST", "script", Some(&format!(r#"{{"path":"/ws/ticker","behaviours":{first}}}"#))).await;
+    let options = StreamOptions { policy: Some(reconnects(100)), min_uptime_ms: Some(0), ..StreamOptions::default() };
+    let stream = Client::new(reconnects(100)).stream(&url(&format!("/ws/ticker?run={run}")), options).unwrap();
+    // The server's close is told, then the stop code's stop.
+    let mut closed = None;
+    let stopped = loop {
+        match stream.next().await {
+            Some(StreamEvent::Closed { code, reason, was_clean }) => closed = Some((code, reason, was_clean)),
+            Some(StreamEvent::Stopped(error)) => break error,
+            Some(_) => {}
+            None => panic!("the stream ended without its stop"),
+        }
+    };
+    assert_eq!(closed, Some((1008, "bad subscription".to_owned(), true)));
+    assert!(stopped.to_string().contains("code 1008 (bad subscription)"), "{stopped}");
+    assert_eq!(stream.state(), StreamState::Stopped);
+    // Begun again: the same stream, read on.
+    stream.reconnect().unwrap();
+    assert_eq!(stream.state(), StreamState::Connecting);
+    read_until(&stream, is_trade).await;
+    assert_eq!(upgrades("/ws/ticker", &run).await.len(), 2, "one new connection");
+    stream.close_with(4000, "bye").unwrap();
+    assert!(stream.reconnect().is_err(), "a closed stream is over");
+    assert!(stream.close_with(1001, "").is_err(), "1001 is not the caller's to send");
+    sleep(300).await;
+    let log = control("GET", "connections?path=/ws/ticker", None).await;
+    let last = js_sys::Array::from(&log).iter().last().unwrap();
+    let code = js_sys::Reflect::get(&last, &"closeCode".into()).unwrap().as_f64();
+    let reason = js_sys::Reflect::get(&last, &"closeReason".into()).unwrap().as_string();
+    assert_eq!((code, reason.as_deref()), (Some(4000.0), Some("bye")));
+}
