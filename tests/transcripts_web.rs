@@ -267,6 +267,7 @@ async fn stream(t: Rc<Value>, w: Rc<World>, records: Records) -> String {
         StreamEvent::Closed { code, reason, .. } => listener.note(&format!("closed {code} {reason}")),
         StreamEvent::Unsent { message: Message::Text(data), .. } => listener.note(&format!("unsent {data}")),
         StreamEvent::Unsent { message: Message::Binary(bytes), .. } => listener.note(&format!("unsent {bytes:?}")),
+        other => panic!("an event this runner does not log: {other:?}"),
     }));
     let url = given["url"].as_str().expect("stream.url");
     let stream = Rc::new(client.stream(url, options).expect("the stream's options"));

@@ -132,3 +132,51 @@ mod tabs {
         assert_eq!(server_log(&sleeper).await.len(), 1, "the sleeper sent nothing more");
     }
 }
+
+/// A Rust stream in a browser page hears the page (issue 32): the page's `offline` and `online`,
+/// sent here as the browser sends them.
+mod page {
+    use retryline::record::Decision;
+    use retryline::web::{Client, StreamOptions, StreamState};
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    use super::shell::streams::{is_trade, read_until, reconnects, sleep, tag, upgrades};
+    use super::shell::{observed, url};
+
+    fn page_says(kind: &str) {
+        let event = web_event(kind);
+        let global: JsValue = js_sys::global().into();
+        let dispatch: js_sys::Function =
+            js_sys::Reflect::get(&global, &"dispatchEvent".into()).unwrap().dyn_into().unwrap();
+        dispatch.call1(&global, &event).unwrap();
+    }
+
+    fn web_event(kind: &str) -> JsValue {
+        let class: js_sys::Function =
+            js_sys::Reflect::get(&js_sys::global(), &"Event".into()).unwrap().dyn_into().unwrap();
+        js_sys::Reflect::construct(&class, &js_sys::Array::of1(&kind.into())).unwrap()
+    }
+
+    #[wasm_bindgen_test]
+    async fn offline_holds_every_attempt_and_online_makes_one_at_once() {
+        let run = tag("offline");
+        let (records, observer) = observed();
+        let client = Client::builder().on_attempt(observer).build();
+        let options =
+            StreamOptions { policy: Some(reconnects(100)), min_uptime_ms: Some(0), ..StreamOptions::default() };
+        let stream = client.stream(&url(&format!("/ws/ticker?run={run}")), options).unwrap();
+        page_says("offline");
+        sleep(500).await;
+        assert_eq!(stream.state(), StreamState::Waiting);
+        assert!(upgrades("/ws/ticker", &run).await.is_empty(), "no attempt while offline");
+        let held = records
+            .borrow()
+            .iter()
+            .any(|r| r.decision == Decision::Refused && r.error.as_deref().is_some_and(|e| e.contains("offline")));
+        assert!(held, "a refused record says the page is offline");
+        page_says("online");
+        read_until(&stream, is_trade).await;
+        assert_eq!(upgrades("/ws/ticker", &run).await.len(), 1);
+    }
+}

@@ -58,6 +58,7 @@ mod platform;
 pub use api::{
     CallOptions, Client, ClientBuilder, Connection, Docs, Error, Family, FamilyRequest, Heartbeat, Match, Message,
     NotOpen, OnEvent, OnOpen, PageSignal, PolicyLayer, Reconciled, Resync, RetryContext, SharedBudget, ShouldRetry,
-    Stopped, Stream, StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern, Weight, Worksheet, WorksheetRow,
+    Stopped, Stream, StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern, UrlProvider, Weight, Worksheet,
+    WorksheetRow,
 };
 pub use platform::clock;

@@ -21,7 +21,7 @@ use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 mod stream_restart;
-mod streams;
+pub mod streams;
 
 #[allow(clippy::option_env_unwrap)] // a clear message when it was not set at build time
 pub fn mock_url() -> &'static str {
@@ -447,7 +447,7 @@ async fn a_late_read_is_hedged_and_the_faster_answer_wins() {
 }
 
 /// Records as the client's observer hands them out, and the observer that keeps them.
-fn observed() -> (Rc<RefCell<Vec<AttemptRecord>>>, impl Fn(&AttemptRecord) + 'static) {
+pub fn observed() -> (Rc<RefCell<Vec<AttemptRecord>>>, impl Fn(&AttemptRecord) + 'static) {
     let records = Rc::new(RefCell::new(Vec::new()));
     let kept = records.clone();
     (records, move |record: &AttemptRecord| kept.borrow_mut().push(record.clone()))

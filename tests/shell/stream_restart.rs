@@ -1,7 +1,7 @@
 //! The Rust API's `reconnect`, `close_with` and its `Closed` event against the mock exchange's
 //! WebSocket endpoint (issue 32), judged by the server's log of connections.
 
-use retryline::web::{Client, StreamEvent, StreamOptions, StreamState};
+use retryline::web::{Client, StreamEvent, StreamOptions, StreamState, UrlProvider};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 use super::streams::{control, is_trade, read_until, reconnects, sleep, sockets, tag, upgrades};
@@ -44,4 +44,43 @@ async fn a_stream_its_policy_stopped_begins_again_on_reconnect_and_close_with_se
     let code = js_sys::Reflect::get(&last, &"closeCode".into()).unwrap().as_f64();
     let reason = js_sys::Reflect::get(&last, &"closeReason".into()).unwrap().as_string();
     assert_eq!((code, reason.as_deref()), (Some(4000.0), Some("bye")));
+}
+
+#[wasm_bindgen_test]
+async fn a_url_provider_gives_each_attempts_url_and_its_failure_is_that_attempts() {
+    if !sockets() {
+        return;
+    }
+    let run = tag("url-provider");
+    let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    let (asked, base) = (calls.clone(), url(&format!("/ws/ticker?run={run}")));
+    let url_provider = UrlProvider::new(move || {
+        asked.set(asked.get() + 1);
+        let n = asked.get();
+        let base = base.clone();
+        async move {
+            match n {
+                1 => Err("the token service is down".to_owned()),
+                2 => Ok("ftp://nowhere".to_owned()),
+                _ => Ok(format!("{base}&token=t{n}")),
+            }
+        }
+    });
+    let (records, observer) = super::observed();
+    let client = Client::builder().on_attempt(observer).build();
+    let options = StreamOptions {
+        policy: Some(reconnects(50)),
+        min_uptime_ms: Some(0),
+        url_provider: Some(url_provider),
+        ..StreamOptions::default()
+    };
+    let stream = client.stream(&url("/ws/ticker?run=unused"), options).unwrap();
+    read_until(&stream, is_trade).await;
+    let errors: Vec<Option<String>> = records.borrow().iter().map(|r| r.error.clone()).collect();
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert!(errors[0].as_deref().unwrap_or_default().contains("the url provider failed: the token service is down"));
+    assert!(errors[1].as_deref().unwrap_or_default().contains("must be a ws:, wss:, http: or https: URL, got ftp:"));
+    let made = upgrades("/ws/ticker", &run).await;
+    assert_eq!(made.len(), 1, "only the attempt with a URL reached the server");
+    drop(stream);
 }

@@ -22,7 +22,7 @@ use wasm_bindgen_test::{console_log, wasm_bindgen_test};
 use super::{get, global_fetch, mock_url, observed, response_json, runtime_path, script, url};
 
 /// Whether this runtime has a WebSocket to stream with.
-pub(super) fn sockets() -> bool {
+pub fn sockets() -> bool {
     let here = get(&js_sys::global(), "WebSocket").is_function();
     if !here {
         console_log!("skipped: no global WebSocket here (Node 20: NODE_OPTIONS=--experimental-websocket)");
@@ -31,7 +31,7 @@ pub(super) fn sockets() -> bool {
 }
 
 /// A control request to the mock's stream side.
-pub(super) async fn control(method: &str, route: &str, body: Option<&str>) -> JsValue {
+pub async fn control(method: &str, route: &str, body: Option<&str>) -> JsValue {
     let init = Object::new();
     Reflect::set(&init, &"method".into(), &method.into()).unwrap();
     if let Some(body) = body {
@@ -41,7 +41,7 @@ pub(super) async fn control(method: &str, route: &str, body: Option<&str>) -> Js
 }
 
 /// One upgrade the server logged: its id, when it came and closed, whether it was accepted.
-pub(super) struct Upgrade {
+pub struct Upgrade {
     pub id: f64,
     pub at: f64,
     pub closed_at: Option<f64>,
@@ -49,7 +49,7 @@ pub(super) struct Upgrade {
 }
 
 /// The upgrades at `path` tagged `run=tag` (any, when `tag` is empty).
-pub(super) async fn upgrades(path: &str, tag: &str) -> Vec<Upgrade> {
+pub async fn upgrades(path: &str, tag: &str) -> Vec<Upgrade> {
     let log: Array = control("GET", &format!("connections?path={path}"), None).await.dyn_into().unwrap();
     log.iter()
         .filter(|e| tag.is_empty() || get(&get(e, "query"), "run").as_string().as_deref() == Some(tag))
@@ -71,13 +71,13 @@ async fn received(path: &str) -> Vec<(f64, f64, String)> {
     log.iter().map(|e| read(&e)).collect()
 }
 
-pub(super) async fn sleep(ms: i32) {
+pub async fn sleep(ms: i32) {
     let promise = Promise::new(&mut |resolve, _| super::later(ms, move || drop(resolve.call0(&JsValue::UNDEFINED))));
     JsFuture::from(promise).await.unwrap();
 }
 
 /// Reads events until `done` says so; a stream that stops or ends first fails the test.
-pub(super) async fn read_until(stream: &Stream, mut done: impl FnMut(&StreamEvent) -> bool) {
+pub async fn read_until(stream: &Stream, mut done: impl FnMut(&StreamEvent) -> bool) {
     while let Some(event) = stream.next().await {
         if let StreamEvent::Stopped(error) = &event {
             panic!("the stream stopped: {error}");
@@ -101,17 +101,17 @@ async fn until_received(path: &str, count: usize) -> Vec<(f64, f64, String)> {
     panic!("the server never received {count} messages at {path}");
 }
 
-pub(super) fn tag(name: &str) -> String {
+pub fn tag(name: &str) -> String {
     format!("{}-{name}-{}", crate::RUNTIME, js_sys::Date::now() as u64)
 }
 
 /// No jitter, one backoff length: the schedules are exact.
-pub(super) fn reconnects(backoff_ms: u64) -> Policy {
+pub fn reconnects(backoff_ms: u64) -> Policy {
     let policy = Policy::builder().base_delay_ms(backoff_ms).max_delay_ms(backoff_ms).jitter(Jitter::None);
     policy.attempt_timeout_ms(2_000).deadline_ms(10_000).build().unwrap()
 }
 
-pub(super) fn is_trade(event: &StreamEvent) -> bool {
+pub fn is_trade(event: &StreamEvent) -> bool {
     matches!(event, StreamEvent::Message(Message::Text(t)) if t.contains(r#""e":"trade""#))
 }
 

@@ -269,6 +269,7 @@ async fn an_old_connection_is_rotated_make_before_break() {
             StreamEvent::Message(message) => seqs.extend(trade(message).map(|t| t.seq)),
             StreamEvent::State(state) => states.push(*state),
             StreamEvent::Stopped(error) => panic!("{error}"),
+            _ => {}
         }
         js_sys::Date::now() - started > 900.0
     })

@@ -18,7 +18,7 @@ use crate::web::executor::{Listener, StreamEvent as Event, Streaming};
 use crate::web::platform::clock;
 use crate::web::platform::errors::{invalid, range_error, type_error};
 use crate::web::platform::inbox::{Inbox, Poster};
-use crate::web::platform::socket::{parse_url, Message};
+use crate::web::platform::socket::{ws_href, Message};
 
 /// A stream made by [`Client::stream`]: its connections opened, watched, paced, rotated and
 /// reopened as the core's session decides, under the stream's policy and the client's budget.
@@ -46,17 +46,7 @@ impl Client {
     /// `options`: the first attempt leaves when the event loop next runs. `Err` (a `TypeError` or
     /// `RangeError` naming the field) for an invalid URL or option: nothing connects.
     pub fn stream(&self, url: &str, options: StreamOptions) -> Result<Stream, Error> {
-        let (protocol, href) = parse_url(url).map_err(|_| {
-            Error::Invalid(type_error("stream: url must be an absolute ws:, wss:, http: or https: URL"))
-        })?;
-        let href = match protocol.as_str() {
-            "ws:" | "wss:" => href,
-            "http:" | "https:" => text::join(&["ws", href.get(4..).unwrap_or_default()]),
-            _ => {
-                let message = text::join(&["stream: url must be a ws:, wss:, http: or https: URL, got ", &protocol]);
-                return Err(Error::Invalid(type_error(&message)));
-            }
-        };
+        let href = ws_href(url).map_err(|why| Error::Invalid(type_error(&text::join(&["stream: url ", &why]))))?;
         let (spec, mut given) = options.checked(&href).map_err(|e| Error::Invalid(invalid("stream options", &e)))?;
         let settings = SessionSettings {
             on_open: given.on_open.is_some() || !given.subscribe.is_empty(),

@@ -91,6 +91,28 @@ impl Resync {
     }
 }
 
+/// Gives the URL of each connection attempt — a fresh token, a fallback host — as the JavaScript
+/// stream's URL function does. An `Err(why)`, or no answer within the connect timeout
+/// (`policy.attempt_timeout_ms`), is that attempt's failure; the URL given to
+/// [`Client::stream`](super::Client::stream) names the stream (records, scope) and is not connected to.
+///
+/// ```ignore
+/// let url_provider = UrlProvider::new(|| async { Ok(format!("wss://host/ws?token={}", fresh_token().await?)) });
+/// ```
+#[derive(Clone)]
+pub struct UrlProvider(pub(super) executor::UrlFn);
+
+impl UrlProvider {
+    /// Asks `url` on each attempt.
+    pub fn new<F, Fut>(url: F) -> UrlProvider
+    where
+        F: Fn() -> Fut + 'static,
+        Fut: Future<Output = Result<String, String>> + 'static,
+    {
+        UrlProvider(Rc::new(move || Box::pin(url())))
+    }
+}
+
 /// An application-level ping, for a server that closes silent connections (browsers cannot send
 /// ping frames): sent, paced, whenever nothing was heard for `every_ms`.
 #[derive(Clone)]
@@ -123,4 +145,4 @@ macro_rules! opaque_debug {
 }
 
 // Callbacks show as their names: what they hold is the caller's.
-opaque_debug!(OnOpen, Connection, Resync, Heartbeat);
+opaque_debug!(OnOpen, Connection, Resync, Heartbeat, UrlProvider);

@@ -9,8 +9,9 @@ use crate::stream::session::StreamState;
 use crate::web::executor::{self, StreamEvent as Event};
 use crate::web::platform::socket::Message;
 
-/// What a [`Stream`](super::Stream) tells, in order.
+/// What a [`Stream`](super::Stream) tells, in order. Events may be added: match with a `_` arm.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum StreamEvent {
     /// A message on the current connection.
     Message(Message),

@@ -1,7 +1,7 @@
 //! [`StreamOptions`]: what one stream asks beyond the defaults, checked as the JavaScript
 //! `client.stream` options are (by the core's own reader) before anything connects.
 
-use super::stream_callbacks::{Heartbeat, OnOpen, Resync};
+use super::stream_callbacks::{Heartbeat, OnOpen, Resync, UrlProvider};
 use super::stream_event::OnEvent;
 use crate::input::{whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
 use crate::policy::Policy;
@@ -43,6 +43,11 @@ pub struct StreamOptions {
     pub send_per_second: Option<u64>,
     /// WebSocket subprotocols offered on every connection.
     pub protocols: Vec<String>,
+    /// Asked for each connection attempt's URL (see [`UrlProvider`]).
+    pub url_provider: Option<UrlProvider>,
+    /// In a browser page, the page's own signals (default `true`): offline pauses the outage, online
+    /// tries at once, a wake checks the connection (as JavaScript's `pageSignals`).
+    pub page_signals: Option<bool>,
     /// Sent, in order and paced, on every connection as it opens (before `on_open`): a
     /// subscription made here is made again after each reconnect.
     pub subscribe: Vec<String>,
@@ -110,6 +115,8 @@ impl StreamOptions {
         let given = Given {
             url: url.to_owned(),
             protocols: self.protocols,
+            url_provider: self.url_provider.map(|p| p.0),
+            page_signals: self.page_signals.unwrap_or(true),
             subscribe: self.subscribe.into_iter().map(Message::Text).collect(),
             on_open: self.on_open.map(|o| o.0),
             resync: self.resync.map(|r| r.0),

@@ -14,7 +14,8 @@ use super::Executor;
 use crate::reason::Reason;
 use crate::stream::session::{PageSignal, Session, SessionEffect, SessionEvent, StreamState};
 use crate::web::platform::inbox::{Inbox, Poster};
-use crate::web::platform::socket::{Message, SocketEvent, Sockets};
+use crate::web::platform::page::Page;
+use crate::web::platform::socket::{ws_href, Message, SocketEvent, Sockets};
 use crate::web::platform::spawn::spawn;
 
 /// Runs on each connection before it counts as up, given that connection to send on.
@@ -25,12 +26,18 @@ pub type Resync = Rc<dyn Fn() -> Answer<Result<(), String>>>;
 pub type Ping = Rc<dyn Fn() -> Option<Message>>;
 /// Told each event as it happens.
 pub type Listener = Rc<dyn Fn(Event)>;
+/// Gives each connection attempt's URL.
+pub type UrlFn = Rc<dyn Fn() -> Answer<Result<String, String>>>;
 
 /// What the caller gave a stream beside the machine's spec, already checked.
 pub struct Given {
     /// The URL each socket opens (the machine keeps it only redacted).
     pub url: String,
     pub protocols: Vec<String>,
+    /// Asked for each attempt's URL instead.
+    pub url_provider: Option<UrlFn>,
+    /// The page's own signals go to the session (in a browser page).
+    pub page_signals: bool,
     /// Sent, paced, on every connection as it opens, before `on_open` runs.
     pub subscribe: Vec<Message>,
     pub on_open: Option<OnOpen>,
@@ -65,6 +72,8 @@ struct Face {
     refused: RefCell<Option<String>>,
     /// Stopped by its policy, and kept for a reconnect.
     halted: Cell<bool>,
+    /// The page's listeners, while the stream runs (a browser page only).
+    page: RefCell<Option<Page>>,
 }
 
 /// What carries out a session's effects, and what they made.
@@ -72,6 +81,8 @@ struct Streamed {
     given: Given,
     sockets: Sockets,
     inbox: Inbox<(u32, SocketEvent)>,
+    /// Connections waiting for their URL from the caller's provider.
+    resolving: Vec<(u32, Answer<Result<String, String>>)>,
 }
 
 /// A stream, from the caller's side; dropping it closes the stream.
@@ -96,9 +107,19 @@ impl Executor {
             post: inbox.poster(),
             refused: RefCell::default(),
             halted: Cell::new(false),
+            page: RefCell::new(None),
         };
-        let streamed = Streamed { given, sockets: Sockets::default(), inbox };
+        let listens = given.page_signals;
+        let streamed = Streamed { given, sockets: Sockets::default(), inbox, resolving: Vec::new() };
         let driven = Driven::new(session, streamed, face, self.clone());
+        let heard = Rc::downgrade(&driven);
+        let tell = Rc::new(move |signal| {
+            if let Some(driven) = heard.upgrade() {
+                fed(&driven, SessionEvent::Page(signal));
+            }
+        });
+        let page = if listens { Page::listen(tell) } else { None };
+        *driven.face.page.borrow_mut() = page;
         let task = driven.clone();
         spawn(poll_fn(move |cx| task.poll(cx)));
         Streaming(driven)
@@ -122,14 +143,20 @@ impl Carrier for Streamed {
                     driven.later(event);
                 }
             }
-            SessionEffect::Connect(link) => {
-                let post = face.post.clone();
-                let on = Rc::new(move |link, event| post.post((link, event)));
-                if let Err(why) = me.sockets.open(link, &me.given.url, &me.given.protocols, on) {
-                    driven.later(SessionEvent::Failed(link, why));
+            SessionEffect::Connect(link) => match &me.given.url_provider {
+                Some(provider) => me.resolving.push((link, provider())),
+                None => {
+                    let url = me.given.url.clone();
+                    if let Err(why) = me.open(link, &url, face) {
+                        driven.later(SessionEvent::Failed(link, why));
+                    }
                 }
+            },
+            SessionEffect::Close(link, code, reason) => {
+                // A connection still waiting for its URL is never made.
+                me.resolving.retain(|(waiting, _)| *waiting != link);
+                me.sockets.close(link, code, &reason);
             }
-            SessionEffect::Close(link, code, reason) => me.sockets.close(link, code, &reason),
             SessionEffect::OnOpen(link) => {
                 let socket = me.sockets.socket(link);
                 for message in &me.given.subscribe {
@@ -190,6 +217,7 @@ impl Carrier for Streamed {
                     return None;
                 }
                 // Its task ends.
+                face.page.borrow_mut().take();
                 face.post.wake();
                 return Some(());
             }
@@ -201,6 +229,7 @@ impl Carrier for Streamed {
         // The caller's callbacks.
         run.answered(cx, came);
         run.locked(cx, came);
+        run.carrier.resolved(face, cx, came);
         match run.carrier.inbox.poll_next(cx) {
             Poll::Ready((link, event)) => came.push(heard(link, event, face)),
             Poll::Pending if run.due(cx) => came.push(SessionEvent::Timer),
@@ -215,6 +244,30 @@ impl Carrier for Streamed {
 }
 
 impl Streamed {
+    /// Opens socket `link` on `url`; `Err` with what the platform said.
+    fn open(&mut self, link: u32, url: &str, face: &Face) -> Result<(), String> {
+        let post = face.post.clone();
+        let on = Rc::new(move |link, event| post.post((link, event)));
+        self.sockets.open(link, url, &self.given.protocols, on)
+    }
+
+    /// Opens each connection whose URL came; one the provider failed, or gave no ws: URL for, failed.
+    fn resolved(&mut self, face: &Face, cx: &mut Context<'_>, came: &mut Vec<SessionEvent>) {
+        let mut answered = Vec::new();
+        self.resolving.retain_mut(|(link, answer)| match answer.as_mut().poll(cx) {
+            Poll::Ready(url) => (answered.push((*link, url)), false).1,
+            Poll::Pending => true,
+        });
+        for (link, url) in answered {
+            let url = url
+                .map_err(|why| crate::text::join(&["the url provider failed: ", &why]))
+                .and_then(|url| ws_href(&url).map_err(|why| crate::text::join(&["the url provider's value ", &why])));
+            if let Err(why) = url.and_then(|url| self.open(link, &url, face)) {
+                came.push(SessionEvent::Failed(link, why));
+            }
+        }
+    }
+
     fn tell(&self, event: Event) {
         if let Some(tell) = &self.given.on_event {
             tell(event);

@@ -29,6 +29,7 @@ pub mod fetch;
 pub mod inbox;
 pub mod latch;
 pub mod loose;
+pub mod page;
 pub mod request;
 pub mod response;
 pub mod settling;

@@ -60,6 +60,17 @@ pub fn parse_url(url: &str) -> Result<(String, String), JsValue> {
     Ok((read("protocol")?, read("href")?))
 }
 
+/// `url` as a `ws:`/`wss:` URL (`http(s):` read as `ws(s):`); `Err` says what is wrong with it.
+pub fn ws_href(url: &str) -> Result<String, String> {
+    let (protocol, href) =
+        parse_url(url).map_err(|_| "must be an absolute ws:, wss:, http: or https: URL".to_owned())?;
+    match protocol.as_str() {
+        "ws:" | "wss:" => Ok(href),
+        "http:" | "https:" => Ok(text::join(&["ws", href.get(4..).unwrap_or_default()])),
+        _ => Err(text::join(&["must be a ws:, wss:, http: or https: URL, got ", &protocol])),
+    }
+}
+
 impl Socket {
     /// `new WebSocket(url, protocols)` with its events handed to `on`; what the constructor threw
     /// (a `SyntaxError`, a blocked port) as `Err`.
