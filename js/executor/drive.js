@@ -32,7 +32,10 @@ export function feed(run, step) {
 export const driven = (machine, perform) => ({ machine, perform, queue: [], draining: false, timer: null, wakeAt: -1, done: false });
 
 /** Stops `run`'s timer: it is done. */
-export const disarm = (run) => clear(run.timer);
+export function disarm(run) {
+  clear(run.timer);
+  [run.timer, run.wakeAt] = [null, -1];
+}
 
 /** One timer per machine, at the instant it asks for. */
 function arm(run, wakeAt) {

@@ -131,7 +131,7 @@ function connect(s, link) {
       open(s, link, s.url, typeof s.protocols === "function" ? (protocols ?? undefined) : s.protocols);
     },
     (error) => {
-      if (s.resolving.delete(link)) fail(describe(error));
+      if (s.resolving.delete(link)) fail(error.message);
     },
   );
 }

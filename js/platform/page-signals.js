@@ -3,7 +3,7 @@
 // a worker), nothing is heard and nothing changes.
 
 /** Tells `tell(signal)` ("offline" | "online" | "hidden" | "visible" | "wake") what the page says,
- * beginning with where it is now (offline, hidden); returns what stops listening. */
+ * beginning with where it is now (online or offline, hidden); returns what stops listening. */
 export function listenToPage(tell) {
   let page, doc;
   try {
@@ -25,7 +25,9 @@ export function listenToPage(tell) {
       target.addEventListener(type, f);
     } catch {}
   }
-  if (read(() => globalThis.navigator?.onLine) === false) tell("offline");
+  // Where the network is now: a stream begun again after a stop may have missed a change.
+  const online = read(() => globalThis.navigator?.onLine);
+  if (typeof online === "boolean") tell(online ? "online" : "offline");
   if (read(() => doc.visibilityState) === "hidden") tell("hidden");
   return () => {
     for (const [target, type, f] of on) {

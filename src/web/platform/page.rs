@@ -21,8 +21,8 @@ pub struct Page {
 }
 
 impl Page {
-    /// Tells `tell` what the page says, beginning with where it is now (offline, hidden); `None`
-    /// where there is no page.
+    /// Tells `tell` what the page says, beginning with where it is now (online or offline,
+    /// hidden); `None` where there is no page.
     pub fn listen(tell: Rc<dyn Fn(PageSignal)>) -> Option<Page> {
         let global: JsValue = js_sys::global().into();
         let document = values::get(&global, "document").ok().filter(JsValue::is_object)?;
@@ -45,8 +45,9 @@ impl Page {
         page.add(&document, "visibilitychange", visibility, &tell);
         page.add(&document, "resume", Box::new(|_| Some(PageSignal::Wake)), &tell);
         let navigator = values::get(&global, "navigator").unwrap_or(JsValue::UNDEFINED);
-        if values::get(&navigator, "onLine").ok().and_then(|v| v.as_bool()) == Some(false) {
-            tell(PageSignal::Offline);
+        // Where the network is now: a stream begun again after a stop may have missed a change.
+        if let Some(online) = values::get(&navigator, "onLine").ok().and_then(|v| v.as_bool()) {
+            tell(if online { PageSignal::Online } else { PageSignal::Offline });
         }
         if hidden(&document) {
             tell(PageSignal::Hidden);
