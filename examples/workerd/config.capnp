@@ -57,6 +57,8 @@ const proxy :Workerd.Worker = (
     (name = "js/api/as-fetch.js", esModule = embed "node_modules/retryline/js/api/as-fetch.js"),
     (name = "js/executor/stream.js", esModule = embed "node_modules/retryline/js/executor/stream.js"),
     (name = "js/platform/socket.js", esModule = embed "node_modules/retryline/js/platform/socket.js"),
+    (name = "js/platform/page-signals.js", esModule = embed "node_modules/retryline/js/platform/page-signals.js"),
+    (name = "js/platform/ws-url.js", esModule = embed "node_modules/retryline/js/platform/ws-url.js"),
     (name = "js/api/worksheet.js", esModule = embed "node_modules/retryline/js/api/worksheet.js"),
     (name = "js/api/stream.js", esModule = embed "node_modules/retryline/js/api/stream.js"),
     (name = "js/platform/coordinator.js", esModule = embed "node_modules/retryline/js/platform/coordinator.js"),
