@@ -535,11 +535,15 @@ export interface BudgetOptions extends ScopeLimits {
    * script), so the bound, the 50 ms news of holds and bans and the fallback are the coordinator's. Each scope is
    * one hash, `retryline:budget:<share>:<scope>`, which expires 10 minutes after its last visit (or when its hold or
    * ban ends, if later). A Redis that is down or slow is waited for at most 250 ms (never past a call's deadline);
-   * meanwhile `budget.sharing` is "unreachable", the process spends its own bucket with the holds and bans it knows,
-   * and it rejoins by itself. `budget.free()` closes a connection made from a URL. The retry quota stays each
-   * process's own.
+   * meanwhile `budget.sharing` is "unreachable", the process spends its share of the bucket (divided among the
+   * processes Redis last counted, or `fleetSize`) with the holds and bans it knows, and it rejoins by itself, the
+   * fleet's bucket charged for what it spent alone. `budget.free()` closes a connection made from a URL. The retry
+   * quota stays each process's own.
    */
   redis?: string | RedisClientLike;
+  /** With `redis`: how many processes to assume before Redis has counted the fleet (default 8): a process that has
+   * never reached Redis spends 1/fleetSize of the bucket. */
+  fleetSize?: number;
 }
 
 /** What `redis` needs of a client you made: ioredis's `call`, or node-redis's `sendCommand`. */
@@ -572,6 +576,9 @@ export interface ScopeSnapshot {
   breakerOpenUntil: number | null;
   /** How the budget is kept, as `budget.sharing` says: "local" where a share was asked for and the platform cannot. */
   sharing: "local" | "tabs" | "coordinator" | "redis" | "unreachable";
+  /** A fleet's budget: how many processes this one's own bucket is a share of — all it spends while Redis cannot
+   * be reached (the fleet's count as Redis last gave it, or `fleetSize` before it has); null: not a fleet's. */
+  shareOf: number | null;
 }
 
 /**

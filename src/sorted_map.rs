@@ -28,6 +28,11 @@ impl<K, V> SortedMap<K, V> {
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.entries.iter().map(|(_, value)| value)
     }
+
+    /// Entries in key order, their values to change.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&K, &mut V)> {
+        self.entries.iter_mut().map(|(key, value)| (&*key, value))
+    }
 }
 
 impl<K: Ord, V> SortedMap<K, V> {

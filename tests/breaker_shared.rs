@@ -64,7 +64,7 @@ impl Realm {
         let out = authority.lease_out("s", v.weight.max(1), v.priority, now, (now, now + 5000));
         let (open, probe) = authority.breaker_visited("s", v.breaker_wall, v.probe, now, wall);
         let (hold, ban) = authority.waits_wall("s", now, wall);
-        let answer = [out.tokens, wall + out.from.saturating_sub(now), hold, ban, open, probe];
+        let answer = [out.tokens, wall + out.from.saturating_sub(now), hold, ban, open, probe, 0];
         self.contacts.answered(&mut self.budget, "s", Some(answer), 1, now, wall);
     }
     fn fail(&mut self, now: u64) {

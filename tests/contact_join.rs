@@ -33,7 +33,7 @@ fn the_first_visit_is_waited_for_up_to_the_join_bound_never_past_the_deadline_th
     assert!(!contacts.unreachable());
     assert_eq!(contacts.before(&mut b, &ask(5000), 400, WALL + 400, 8000).map(|v| v.within), Some(1000));
     // Answered: joined, and later visits are waited for the contact bound.
-    contacts.answered(&mut b, "s", Some([0, 0, 0, 0, 0, 0]), 30, 430, WALL + 430);
+    contacts.answered(&mut b, "s", Some([0, 0, 0, 0, 0, 0, 0]), 30, 430, WALL + 430);
     let later = 430 + FRESH_MS + 1;
     assert_eq!(contacts.before(&mut b, &ask(5000), later, WALL + later, 8000).map(|v| v.within), Some(CONTACT_MS));
 }
@@ -67,7 +67,7 @@ fn a_spent_lease_is_dropped_when_the_coordinator_stops_answering_so_the_step_spe
     let mut b = realm();
     let mut contacts = Contacts::default();
     // A lease of one token from 0, spent at once.
-    contacts.answered(&mut b, "s", Some([1, WALL, 0, 0, 0, 0]), 5, 5, WALL + 5);
+    contacts.answered(&mut b, "s", Some([1, WALL, 0, 0, 0, 0, 0]), 5, 5, WALL + 5);
     b.admit(&ask(5000)).expect("the leased token");
     // The next step visits for more (the lease is spent, not expired), and the visit fails at once
     // (a refused connection: no answer, as if the whole bound had passed), well within the lease.

@@ -121,7 +121,7 @@ fn a_retry_that_sleeps_past_a_lease_gets_one_that_starts_when_it_wakes() {
         (to_mono(visit.earliest_wall), to_mono(visit.latest_wall)),
     );
     assert_eq!(out.from, 1000, "leased from the retry's start");
-    contacts.answered(&mut realm, "s", Some([out.tokens, wall + out.from, 0, 0, 0, 0]), 3, 3, wall + 3);
+    contacts.answered(&mut realm, "s", Some([out.tokens, wall + out.from, 0, 0, 0, 0, 0]), 3, 3, wall + 3);
     assert_eq!(realm.lease("s").map(|l| (l.from, l.until)), Some((1000, 1000 + LEASE_MS)));
     let grant = realm.admit(&retry).expect("the retry is granted, not refused \"budget\"");
     assert_eq!(grant.start_at, 1000);

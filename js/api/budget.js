@@ -32,7 +32,8 @@ export function defineBudget(core, sharing) {
       const given = {};
       let namespace;
       let redis;
-      const aside = ["coordinator", "redis"]; // JavaScript values the glue reads itself
+      let fleetSize;
+      const aside = ["coordinator", "redis", "fleetSize"]; // values the glue reads itself
       for (const key of optionKeys("Budget", options)) {
         let value;
         try {
@@ -44,6 +45,7 @@ export function defineBudget(core, sharing) {
         }
         if (key === "coordinator") namespace = value;
         else if (key === "redis") redis = value;
+        else if (key === "fleetSize") fleetSize = value;
         else {
           fields.push([key, value]);
           given[key] = value;
@@ -54,9 +56,14 @@ export function defineBudget(core, sharing) {
       // How it is kept: the way of sharing this entry has for what was given (checked first, so
       // that a wrong value is named before the limits are read).
       let keep = null;
+      if (fleetSize !== undefined && fleetSize !== null) {
+        if (redis === undefined || redis === null) throw new TypeError("Budget: fleetSize is for a budget kept in Redis (give redis too)");
+        if (typeof fleetSize !== "number" || !Number.isInteger(fleetSize)) throw new TypeError(`Budget: fleetSize must be a whole number of processes, got ${typeof fleetSize === "number" ? fleetSize : typeof fleetSize}`);
+        if (fleetSize < 1 || fleetSize > 10_000) throw new RangeError(`Budget: fleetSize must be from 1 to 10000, got ${fleetSize}`);
+      }
       if (redis !== undefined && redis !== null) {
         if (sharing.redis === undefined) throw new TypeError("Budget: redis keeps a budget for a fleet of Node processes: use retryline's Node entry there");
-        keep = sharing.redis(redis, share ?? "retryline", given);
+        keep = { ...sharing.redis(redis, share ?? "retryline", given), assumed: fleetSize ?? 0 };
       } else if (namespace !== undefined && namespace !== null) {
         if (sharing.coordinator === undefined) throw new TypeError("Budget: coordinator is a Durable Object namespace, which only workerd has: use retryline's workerd entry there");
         keep = sharing.coordinator(namespace, share ?? "retryline", given);
@@ -67,7 +74,7 @@ export function defineBudget(core, sharing) {
       const kind = keep === null ? LOCAL : keep.visit !== undefined ? CONTACTS : TABS;
       let handle;
       try {
-        handle = core.budgets.create(encodeFields(fields), kind, keep?.joinMs ?? 0);
+        handle = core.budgets.create(encodeFields(fields), kind, keep?.joinMs ?? 0, keep?.assumed ?? 1);
       } catch (error) {
         keep?.close?.();
         throw error;

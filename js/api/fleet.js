@@ -15,5 +15,5 @@ const load = () =>
 export function fleet(value, name, given) {
   const redis = redisClient(value);
   load().catch(() => {}); // at construction, so that the first call does not wait for the authority's compile
-  return { ...coordinator(redisNamespace(redis, load), name, given, "redis", JOIN_MS), close: redis.close };
+  return { ...coordinator(redisNamespace(redis, load, name), name, given, "redis", JOIN_MS), close: redis.close };
 }

@@ -13,10 +13,10 @@ export function budgetsOf(mem) {
   return {
     /** A budget from its options (wire form), kept as `sharing` says; its handle.
      * @throws {TypeError | RangeError} naming the field. */
-    create({ text, numbers }, sharing = LOCAL, joinMs = 0) {
+    create({ text, numbers }, sharing = LOCAL, joinMs = 0, assumed = 1) {
       mem.args([], numbers);
       const [len] = mem.put([text]);
-      const handle = x.rl_budget_new(len, sharing, joinMs);
+      const handle = x.rl_budget_new(len, sharing, joinMs, assumed);
       if (handle === 0) throw invalid(mem, "Budget");
       return handle;
     },
@@ -26,10 +26,10 @@ export function budgetsOf(mem) {
       x.rl_budget_snapshot(handle, now, wall);
       return { scopes: mem.json(), unreachable: mem.number(0) === 1 };
     },
-    /** The coordinator of `scope` answered `[tokens, from, hold, ban, breaker, probe]` (null: it did not) after `waited` ms. */
+    /** The coordinator of `scope` answered `[tokens, from, hold, ban, breaker, probe, members]` (null: it did not) after `waited` ms. */
     visited(handle, now, wall, scope, answer, waited) {
       const [len] = mem.put([scope]);
-      mem.args([now, wall, answer === null ? 0 : 1, waited, ...(answer ?? [0, 0, 0, 0, 0, 0]), len]);
+      mem.args([now, wall, answer === null ? 0 : 1, waited, ...(answer ?? [0, 0, 0, 0, 0, 0, 0]), len]);
       x.rl_budget_visited(handle);
     },
   };

@@ -22,7 +22,7 @@ export function shareEffect(mem, type) {
         seq: n(0),
         waits: n(1) === 1,
         scope: mem.text(),
-        visit: { weight: n(2), priority: n(3), earliest: n(4), latest: n(5), returned: n(6), hold: n(7), ban: n(8), within: n(9), breaker: n(10), probe: n(11) },
+        visit: { weight: n(2), priority: n(3), earliest: n(4), latest: n(5), returned: n(6), hold: n(7), ban: n(8), within: n(9), breaker: n(10), probe: n(11), spent: n(12) },
       };
     default:
       return unknownEffect(mem, type);

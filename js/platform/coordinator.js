@@ -9,13 +9,14 @@ import { describe, kind } from "./describe.js";
 /** The priorities' names, in the core's order (src/budget/mod.rs Priority). */
 const PRIORITIES = ["refresh", "read", "order", "reconcile"];
 
-/** Asks `stub` for a lease: `[tokens, from, hold, ban, breaker, probe]` (wall ms; a coordinator of
- * an earlier version answers the first four, and the breaker stays each realm's), or null within `ms`. */
+/** Asks `stub` for a lease: `[tokens, from, hold, ban, breaker, probe, members]` (wall ms; a
+ * coordinator of an earlier version answers the first four, and the breaker stays each realm's; a
+ * Durable Object counts no members), or null within `ms`. */
 function ask(stub, body, ms) {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(null), ms);
+    const timer = patience(ms, () => resolve(null));
     const done = (answer) => {
-      clearTimeout(timer);
+      timer.stop();
       resolve(answer);
     };
     try {
@@ -23,12 +24,35 @@ function ask(stub, body, ms) {
         .then((response) => (response.ok ? response.json() : null))
         .then((answer) => {
           const valid = Array.isArray(answer) && answer.length >= 4 && answer.every((n) => typeof n === "number" && n >= 0);
-          done(valid ? Array.from({ length: 6 }, (_, i) => answer[i] ?? 0) : null);
+          done(valid ? Array.from({ length: 7 }, (_, i) => answer[i] ?? 0) : null);
         }, () => done(null));
     } catch {
       done(null);
     }
   });
+}
+
+/** How often a wait counts the time it was given. */
+const TICK_MS = 25;
+
+/**
+ * Calls `gaveUp` once `ms` of this process's own time has passed: a tick that comes late (the event
+ * loop was busy) counts for at most two ticks, so a loaded process is not taken for a slow
+ * coordinator; and the last tick yields once more (setImmediate runs after the I/O of its turn,
+ * timers before it), so that a reply that came meanwhile is read first.
+ */
+function patience(ms, gaveUp) {
+  let [counted, last, timer] = [0, performance.now(), null];
+  const tick = () => {
+    const at = performance.now();
+    counted += Math.min(at - last, 2 * TICK_MS);
+    last = at;
+    if (counted < ms) return void (timer = setTimeout(tick, Math.min(TICK_MS, ms - counted)));
+    if (typeof setImmediate === "function") setImmediate(gaveUp);
+    else gaveUp();
+  };
+  timer = setTimeout(tick, Math.min(TICK_MS, ms));
+  return { stop: () => clearTimeout(timer) };
 }
 
 /** The `coordinator` option: a Durable Object namespace binding (idFromName and get). */
@@ -66,7 +90,7 @@ export function coordinator(namespace, name, given, label = "coordinator", joinM
     visit(scope, v) {
       const body = JSON.stringify({
         limits, scope, priority: PRIORITIES[v.priority] ?? "read", weight: v.weight, earliest: v.earliest, latest: v.latest,
-        returned: v.returned, hold: v.hold, ban: v.ban, breaker: v.breaker, probe: v.probe,
+        returned: v.returned, hold: v.hold, ban: v.ban, breaker: v.breaker, probe: v.probe, spent: v.spent,
       });
       try {
         return ask(stub(scope), body, v.within);

@@ -19,7 +19,7 @@ const peer = (name) => import(/* webpackIgnore: true */ /* turbopackIgnore: true
 async function own(url) {
   try {
     const { default: Redis } = await peer("ioredis");
-    const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 1000 });
+    const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 200 });
     client.on("error", () => {}); // an unreachable Redis is `sharing: "unreachable"`, not a crash
     // Without an offline queue a command fails until the first connection is ready: the first waits for it.
     const ready = new Promise((resolve) => client.once("ready", resolve));
@@ -30,7 +30,7 @@ async function own(url) {
   const { createClient } = await peer("redis").catch(() => {
     throw new TypeError("Budget: redis needs a Redis client from npm: npm install ioredis (or redis)");
   });
-  const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: () => 1000 } });
+  const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: () => 200 } });
   client.on("error", () => {});
   const connected = client.connect();
   connected.catch(() => {});

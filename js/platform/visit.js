@@ -7,5 +7,5 @@ export function readVisit(visit) {
     return "limits, scope and priority must be strings";
   }
   const n = (k) => (Number.isFinite(visit[k]) && visit[k] >= 0 ? visit[k] : 0);
-  return { limits, scope, priority, numbers: ["weight", "earliest", "latest", "returned", "hold", "ban", "breaker", "probe"].map(n) };
+  return { limits, scope, priority, numbers: ["weight", "earliest", "latest", "returned", "hold", "ban", "breaker", "probe", "spent"].map(n) };
 }

@@ -40,13 +40,14 @@ pub extern "C" fn rl_authority_free(handle: u32) {
 
 /// One isolate's visit to a scope at a priority (input, their lengths among the numbers): its
 /// weight, earliest and latest start, tokens returned, its hold and ban ends (wall ms, 0 for none),
-/// its breaker's opening and probe (`budget::breaker_shared`). Numbers: now, wall, then those, then
+/// its breaker's opening and probe (`budget::breaker_shared`), the tokens it spent alone while it
+/// could not reach the coordinator. Numbers: now, wall, then those, then
 /// the two lengths. Numbers out: tokens, from, hold end, ban end, the breaker's open end (wall ms)
 /// and the probe's answer. A weight of 0 leases nothing.
 #[no_mangle]
 pub extern "C" fn rl_authority_lease(handle: u32) -> u32 {
     io::with_args(
-        |[now, wall, weight, earliest, latest, returned, hold, ban, breaker, probe, scope, priority], input| {
+        |[now, wall, weight, earliest, latest, returned, hold, ban, breaker, probe, spent, scope, priority], input| {
             let (now, wall) = (ms(now), ms(wall));
             let (scope, priority) = (input.text(io::len(scope)), input.text(io::len(priority)));
             AUTHORITIES.with(|authorities| {
@@ -56,6 +57,9 @@ pub extern "C" fn rl_authority_lease(handle: u32) -> u32 {
                 budget.ban(scope, to_mono(ms(ban)));
                 if ms(returned) > 0 {
                     budget.lease_returned(scope, ms(returned));
+                }
+                if ms(spent) > 0 {
+                    budget.lease_spent(scope, ms(spent), now);
                 }
                 let (mut tokens, mut from) = (0.0, 0.0);
                 if let (Ok(weight @ 1..), Ok(priority)) =

@@ -9,11 +9,12 @@ use crate::input::{At, Invalid, InvalidOption, Loose, Problem};
 
 /// A budget from its options (wire form, without `coordinator` or `redis`, which the glue reads),
 /// kept as `sharing` says: 0 this realm's, 1 across tabs, 2 leased from coordinators (whose first
-/// visit is waited for up to `join_ms`; builds with `leases`, else this realm's). Returns its
-/// handle, or 0 with the error. `share`, if given, must be a name.
+/// visit is waited for up to `join_ms`, its own bucket a share of `assumed` processes until the
+/// fleet counts itself; builds with `leases`, else this realm's). Returns its handle, or 0 with the
+/// error. `share`, if given, must be a name.
 #[no_mangle]
-#[cfg_attr(not(feature = "leases"), allow(unused_variables))] // `join_ms`: coordinators' only
-pub extern "C" fn rl_budget_new(opts: u32, sharing: u32, join_ms: f64) -> u32 {
+#[cfg_attr(not(feature = "leases"), allow(unused_variables))] // `join_ms`, `assumed`: coordinators' only
+pub extern "C" fn rl_budget_new(opts: u32, sharing: u32, join_ms: f64, assumed: f64) -> u32 {
     let read = with_input(|input| input.wire(opts).map_err(|e| e.at("options")).and_then(config));
     match read {
         Ok(config) => {
@@ -23,7 +24,7 @@ pub extern "C" fn rl_budget_new(opts: u32, sharing: u32, join_ms: f64) -> u32 {
                 #[cfg(feature = "tabs")]
                 1 => budget.share_across_tabs(),
                 #[cfg(feature = "leases")]
-                2 => budget.lease_from_coordinators(ms(join_ms)),
+                2 => budget.lease_from_coordinators(ms(join_ms), ms(assumed)),
                 _ => {}
             }
             BUDGETS.with(|b| b.insert(budget))
@@ -34,13 +35,14 @@ pub extern "C" fn rl_budget_new(opts: u32, sharing: u32, join_ms: f64) -> u32 {
 
 /// The coordinator of a scope answered a visit, or did not. Numbers: now, wall, 1 answered (0 not),
 /// how long it was waited for (ms), then the answer — tokens, from, hold, ban, breaker (wall ms),
-/// probe — and the scope's length (input).
+/// probe, the fleet's processes (0: not counted) — and the scope's length (input).
 #[cfg(feature = "leases")]
 #[no_mangle]
 pub extern "C" fn rl_budget_visited(handle: u32) {
-    io::with_args(|[now, wall, answered, waited, tokens, from, hold, ban, breaker, probe, scope], input| {
+    io::with_args(|[now, wall, answered, waited, tokens, from, hold, ban, breaker, probe, members, scope], input| {
         let scope = input.text(io::len(scope));
-        let answer = (answered == 1.0).then(|| [ms(tokens), ms(from), ms(hold), ms(ban), ms(breaker), ms(probe)]);
+        let answer =
+            (answered == 1.0).then(|| [ms(tokens), ms(from), ms(hold), ms(ban), ms(breaker), ms(probe), ms(members)]);
         BUDGETS.with(|budgets| {
             if let Some(budget) = budgets.get_mut(handle) {
                 budget.visited(scope, answer, ms(waited), ms(now), ms(wall));

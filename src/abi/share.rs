@@ -50,6 +50,7 @@ pub fn hand_out(share: Share) -> u32 {
                 v.within as f64,
                 v.breaker_wall as f64,
                 v.probe as f64,
+                v.spent as f64,
             ]);
             io::output(scope);
             13

@@ -19,7 +19,10 @@ pub const CONTACT_MS: u64 = 250;
 /// How far a wall-clock end may move as it is carried between clocks and still be the same end.
 const WALL_SLACK_MS: u64 = 5;
 /// After the coordinator failed to answer, it is asked again this often, and never waited for.
-pub const RETRY_MS: u64 = 1000;
+pub const RETRY_MS: u64 = 500;
+/// The processes a fleet's realm assumes until Redis has counted them (`fleetSize` says otherwise):
+/// its own bucket, what it spends alone, is this share of the bucket.
+pub const ASSUMED_FLEET: u64 = 8;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Contact {
@@ -34,6 +37,8 @@ struct Contact {
     breaker_wall: u64,
     /// The coordinator granted this realm the probe slot of its half-open breaker.
     probe_granted: bool,
+    /// What the visit on its way tells of the tokens this realm spent alone.
+    telling: u64,
 }
 
 impl Contact {
@@ -64,6 +69,9 @@ pub struct Visit {
     pub breaker_wall: u64,
     /// The probe slot: `PROBE_ASK` for it, `PROBE_CLOSED` (this realm's probe closed the breaker), or none.
     pub probe: u64,
+    /// Tokens this realm spent of its own bucket while it could not reach the coordinator: the
+    /// coordinator's bucket is charged for them (a fleet does not spend them twice).
+    pub spent: u64,
     /// How long the step waits for the answer (ms); 0 with `background`: not at all.
     pub within: u64,
     /// It goes on in the background: the step does not wait for it.
@@ -74,6 +82,8 @@ pub struct Visit {
 #[derive(Clone, Debug, Default)]
 pub struct Contacts {
     scopes: SortedMap<String, Contact>,
+    /// The fleet's processes as the coordinator last counted them (0: it never said).
+    members: u64,
     /// Until its first visit ends, how long a step waits (0: [`CONTACT_MS`]): a fleet process's
     /// first visit includes connecting to Redis, and a new process must hear of bans before it sends.
     joining_ms: u64,
@@ -88,6 +98,17 @@ impl Contacts {
     /// Whether the coordinator of any scope this realm used has stopped answering.
     pub fn unreachable(&self) -> bool {
         self.scopes.values().any(Contact::unreachable)
+    }
+
+    /// Notes what visit `v` tells of the tokens spent alone, to forget once it is answered.
+    fn telling(&mut self, scope: &str, v: Visit) -> Visit {
+        self.scopes.get_or_insert_with(scope, Contact::default).telling = v.spent;
+        v
+    }
+
+    /// The fleet's processes as the coordinator last counted them (`None`: it never has).
+    pub fn members(&self) -> Option<u64> {
+        (self.members > 0).then_some(self.members)
     }
 
     fn contact(&self, scope: &str) -> Contact {
@@ -117,7 +138,8 @@ impl Contacts {
                 return None;
             }
             self.scopes.get_or_insert_with(ask.scope, Contact::default).retry_at = now.saturating_add(RETRY_MS);
-            return Some(visit(budget, &contact, ask.scope, 0, ask.priority, starts, (now, wall), CONTACT_MS, true));
+            let v = visit(budget, &contact, ask.scope, 0, ask.priority, starts, (now, wall), CONTACT_MS, true);
+            return Some(self.telling(ask.scope, v));
         }
         if room && now < contact.heard_at.saturating_add(FRESH_MS) && !probe {
             return None;
@@ -129,7 +151,7 @@ impl Contacts {
         if ask_too {
             v.probe = PROBE_ASK;
         }
-        Some(v)
+        Some(self.telling(ask.scope, v))
     }
 
     /// After a budget step on `scope`: a hold or ban it set reaches the coordinator before the
@@ -165,24 +187,30 @@ impl Contacts {
         } else if failed {
             (v.probe, v.breaker_wall) = (PROBE_FAILED, open_wall);
         }
-        Some(v)
+        Some(self.telling(scope, v))
     }
 
-    /// Takes up the coordinator's answer `[tokens, from, hold, ban, breaker, probe]` (wall ms; see
-    /// [`super::breaker_shared`]; an answer of four leaves the breaker this realm's), or notes that it
-    /// is down if it did not answer within the whole [`CONTACT_MS`] (a wait the deadline cut
-    /// proves nothing). `waited` is how long the step waited for it.
+    /// Takes up the coordinator's answer `[tokens, from, hold, ban, breaker, probe, members]` (wall
+    /// ms; see [`super::breaker_shared`]; an answer of four leaves the breaker this realm's, and
+    /// `members` 0 says nothing of the fleet), or notes that it is down if it did not answer within
+    /// the whole [`CONTACT_MS`] (a wait the deadline cut proves nothing). `waited` is how long the
+    /// step waited for it. A fleet's count of its processes makes this realm's own bucket its share.
     pub fn answered(
         &mut self,
         budget: &mut Budget,
         scope: &str,
-        answer: Option<[u64; 6]>,
+        answer: Option<[u64; 7]>,
         waited: u64,
         now: u64,
         wall: u64,
     ) {
+        if let Some(members @ 1..) = answer.map(|a| a[6]) {
+            self.members = members;
+            budget.share_among(members, now);
+        }
         let contact = self.scopes.get_or_insert_with(scope, Contact::default);
-        let Some([tokens, from, hold, ban, breaker, probe]) = answer else {
+        let told = std::mem::take(&mut contact.telling);
+        let Some([tokens, from, hold, ban, breaker, probe, _]) = answer else {
             if waited < CONTACT_MS.max(self.joining_ms) {
                 return;
             }
@@ -196,6 +224,7 @@ impl Contacts {
             return;
         };
         let to_mono = |at: u64| now.saturating_add(at.saturating_sub(wall));
+        budget.spent_alone_told(scope, told);
         budget.hold(scope, to_mono(hold));
         budget.ban(scope, to_mono(ban));
         if tokens > 0 || from > 0 {
@@ -230,6 +259,7 @@ impl Contacts {
             ban_wall: ban,
             breaker_wall: breaker,
             probe_granted,
+            telling: 0,
         };
         self.joining_ms = 0;
     }
@@ -266,6 +296,7 @@ fn visit(
         ban_wall,
         breaker_wall,
         probe: PROBE_NONE,
+        spent: budget.spent_alone(scope),
         within,
         background,
     }

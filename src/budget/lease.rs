@@ -101,3 +101,51 @@ impl Budget {
         (wall(self.hold_remaining(scope, now)), wall(self.ban_remaining(scope, now)))
     }
 }
+
+impl Budget {
+    /// Of a fleet's budget: this realm's own buckets become a share of `processes` (the fleet as it
+    /// last counted itself), so that the realms falling back together spend one bucket. A share
+    /// keeps what was spent of it (at `now`): a count that comes and goes refills nothing.
+    pub fn share_among(&mut self, processes: u64, now: u64) {
+        let processes = processes.max(1);
+        if processes == self.share_of {
+            return;
+        }
+        self.share_of = processes;
+        let config = &self.config;
+        for (scope, s) in self.scopes.iter_mut() {
+            // What was spent, as a part of the old share, is spent of the new one (rounded up).
+            let spent = s.bucket.as_ref().map(|b| (b.capacity().saturating_sub(b.level(now)), b.capacity().max(1)));
+            s.bucket = super::own_bucket(config.limits(scope), processes);
+            if let (Some(bucket), Some((spent @ 1.., of))) = (s.bucket.as_mut(), spent) {
+                let part = spent.saturating_mul(bucket.capacity()).div_ceil(of).min(bucket.capacity());
+                bucket.take(u32::try_from(part).unwrap_or(u32::MAX), now);
+            }
+        }
+    }
+
+    /// How many processes this realm's own bucket is a share of (1: the whole bucket).
+    pub fn share_of(&self) -> u64 {
+        self.share_of
+    }
+
+    /// Tokens this realm took from its own bucket that no coordinator has heard of yet.
+    pub fn spent_alone(&self, scope: &str) -> u64 {
+        self.scopes.get(scope).map_or(0, |s| s.spent_alone)
+    }
+
+    /// A coordinator heard of `tokens` spent alone: they are not told again.
+    pub fn spent_alone_told(&mut self, scope: &str, tokens: u64) {
+        let s = self.scope_mut(scope);
+        s.spent_alone = s.spent_alone.saturating_sub(tokens);
+    }
+
+    /// The coordinator's side: a realm that could not reach it spent `tokens` of its own share; the
+    /// scope's bucket is charged for them now, so that the fleet does not spend them twice.
+    pub fn lease_spent(&mut self, scope: &str, tokens: u64, now: u64) {
+        if let Some(bucket) = &mut self.scope_mut(scope).bucket {
+            bucket.advance(now);
+            bucket.take(u32::try_from(tokens).unwrap_or(u32::MAX), now);
+        }
+    }
+}

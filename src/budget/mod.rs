@@ -146,6 +146,8 @@ struct ScopeState {
     breaker: Option<Box<breaker::Breaker>>,
     /// Its response times, for a hedge's `"p95"` (boxed for the same reason).
     latency: Option<Box<latency::Latency>>,
+    /// Tokens taken from its own bucket (a fleet's realm: its share) that no coordinator has heard of.
+    spent_alone: u64,
 }
 
 impl ScopeState {
@@ -166,7 +168,10 @@ impl ScopeState {
         }
         match (self.lease.as_mut().filter(|_| lease::LEASES), &mut self.bucket) {
             (Some(lease), _) => lease.tokens = lease.tokens.saturating_sub(u64::from(grant.weight)),
-            (None, Some(bucket)) => bucket.take(grant.weight, now),
+            (None, Some(bucket)) => {
+                bucket.take(grant.weight, now);
+                self.spent_alone = self.spent_alone.saturating_add(u64::from(grant.weight));
+            }
             (None, None) => {}
         }
         Ok(())
@@ -181,6 +186,9 @@ pub struct Budget {
     scopes: SortedMap<String, ScopeState>,
     next_grant: u64,
     pub(crate) sharing: sharing::Sharing,
+    /// Of a fleet's budget, how many processes this realm's own bucket is a share of: what it spends
+    /// while it cannot reach the fleet ([`contact`]). 1: the whole bucket.
+    pub(crate) share_of: u64,
 }
 
 impl Default for Budget {
@@ -197,7 +205,7 @@ impl Budget {
 
     /// A budget with these limits; each scope's bucket, meter and quota start full when the scope is first used.
     pub fn new(config: BudgetConfig) -> Self {
-        Budget { config, scopes: SortedMap::new(), next_grant: 1, sharing: sharing::Sharing::Local }
+        Budget { config, scopes: SortedMap::new(), next_grant: 1, sharing: sharing::Sharing::Local, share_of: 1 }
     }
 
     /// No token limit and no retry quota: only the provider's holds and bans constrain traffic.
@@ -206,11 +214,11 @@ impl Budget {
     }
 
     fn scope_mut(&mut self, scope: &str) -> &mut ScopeState {
-        let config = &self.config;
+        let (config, share_of) = (&self.config, self.share_of);
         self.scopes.get_or_insert_with(scope, || {
             let limits = config.limits(scope);
             ScopeState {
-                bucket: limits.capacity.map(|c| Bucket::new(c, limits.refill_milli, limits.reserve_permille)),
+                bucket: own_bucket(limits, share_of),
                 meter: limits.capacity.map(|c| Meter::new(c, limits.refill_milli)),
                 quota: config.retry_quota.map(Quota::new),
                 breaker: limits.breaker.map(|c| Box::new(breaker::Breaker::new(c))),
@@ -257,7 +265,10 @@ impl Budget {
         match (s.lease.as_mut().filter(|_| lease::LEASES), &mut s.bucket) {
             (Some(_), _) if deferred => {}
             (Some(lease), _) => lease.tokens = lease.tokens.saturating_sub(u64::from(ask.weight)),
-            (None, Some(bucket)) => bucket.take(ask.weight, start_at),
+            (None, Some(bucket)) => {
+                bucket.take(ask.weight, start_at);
+                s.spent_alone = s.spent_alone.saturating_add(u64::from(ask.weight));
+            }
             (None, None) => {}
         }
         s.queued.insert(id, start_at);
@@ -279,7 +290,10 @@ impl Budget {
         match (s.lease.as_mut().filter(|_| lease::LEASES), &mut s.bucket, grant.leased) {
             _ if grant.deferred => {}
             (Some(lease), _, true) => lease.tokens += u64::from(grant.weight),
-            (_, Some(bucket), false) => bucket.give_back_at(grant.weight, grant.start_at),
+            (_, Some(bucket), false) => {
+                bucket.give_back_at(grant.weight, grant.start_at);
+                s.spent_alone = s.spent_alone.saturating_sub(u64::from(grant.weight));
+            }
             // A lease that ended meanwhile: its tokens went back to the coordinator with it.
             _ => {}
         }
@@ -338,4 +352,12 @@ impl Budget {
             meter.observe_used(used, now);
         }
     }
+}
+
+/// This realm's own bucket for `limits`: of a fleet's budget, its share (`share_of` processes: at
+/// least one token, and a rate of at least one milli-token a second).
+pub(crate) fn own_bucket(limits: &Limits, share_of: u64) -> Option<Bucket> {
+    let share_of = share_of.max(1);
+    let capacity = limits.capacity?;
+    Some(Bucket::new((capacity / share_of).max(1), limits.refill_milli / share_of, limits.reserve_permille))
 }

@@ -51,13 +51,17 @@ impl Budget {
     }
 
     /// Leases this budget from coordinators; their first visit is waited for up to `join_ms`.
+    /// Until a coordinator counts the fleet, this realm's own bucket is a share of `assumed`
+    /// processes (0: [`super::contact::ASSUMED_FLEET`]; 1: the whole bucket, as for isolates,
+    /// whose coordinator counts none).
     #[cfg(feature = "leases")]
-    pub fn lease_from_coordinators(&mut self, join_ms: u64) {
+    pub fn lease_from_coordinators(&mut self, join_ms: u64, assumed: u64) {
         let mut contacts = Contacts::default();
         if join_ms > 0 {
             contacts.joining(join_ms);
         }
         self.sharing = Sharing::Contacts(Box::new(contacts));
+        self.share_among(if assumed == 0 { super::contact::ASSUMED_FLEET } else { assumed }, 0);
     }
 
     /// Whether its steps take a bracket (it is kept beyond this realm).
@@ -74,10 +78,10 @@ impl Budget {
         false
     }
 
-    /// The coordinator of `scope` answered `[tokens, from, hold, ban, breaker, probe]` (wall ms),
+    /// The coordinator of `scope` answered `[tokens, from, hold, ban, breaker, probe, members]` (wall ms),
     /// or did not (`None`) in the `waited` ms the shell gave it.
     #[cfg(feature = "leases")]
-    pub fn visited(&mut self, scope: &str, answer: Option<[u64; 6]>, waited: u64, now: u64, wall: u64) {
+    pub fn visited(&mut self, scope: &str, answer: Option<[u64; 7]>, waited: u64, now: u64, wall: u64) {
         let Sharing::Contacts(mut contacts) = core::mem::take(&mut self.sharing) else { return };
         contacts.answered(self, scope, answer, waited, now, wall);
         self.sharing = Sharing::Contacts(contacts);

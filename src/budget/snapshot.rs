@@ -2,7 +2,6 @@
 
 use serde::Serialize;
 
-use super::bucket::Bucket;
 use super::quota::{Quota, QuotaSnapshot};
 use super::Budget;
 
@@ -34,6 +33,9 @@ pub struct ScopeSnapshot {
     pub breaker_open_until: Option<u64>,
     /// How the budget is kept beyond this realm: `local` here (the shells say how it is shared).
     pub sharing: &'static str,
+    /// Of a fleet's budget: how many processes this realm's own bucket is a share of — all it spends
+    /// while it cannot reach the fleet (`null`: the whole bucket is its own).
+    pub share_of: Option<u64>,
 }
 
 impl Budget {
@@ -51,7 +53,8 @@ impl Budget {
                         Some(lease) => Some(lease.tokens),
                         None => s.bucket.as_ref().map(|b| b.level(now)),
                     },
-                    capacity: s.bucket.as_ref().map(Bucket::capacity),
+                    // The bucket's, whole: a fleet's realm holds a share of it.
+                    capacity: s.bucket.as_ref().map(|b| b.capacity().max(self.limits(scope).capacity.unwrap_or(0))),
                     retry_quota: s.quota.as_ref().map(Quota::snapshot),
                     held_until: (held > 0).then(|| wall_now.saturating_add(held)),
                     hold_remaining_ms: held,
@@ -61,6 +64,7 @@ impl Budget {
                     breaker: s.breaker.as_ref().map(|b| b.name(now)),
                     breaker_open_until: open_until.filter(|u| *u > now).map(|u| wall_now.saturating_add(u - now)),
                     sharing: "local",
+                    share_of: (self.share_of > 1).then_some(self.share_of),
                 }
             })
             .collect()

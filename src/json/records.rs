@@ -159,6 +159,7 @@ impl ToJson for ScopeSnapshot {
             .field("breaker", &self.breaker)
             .field("breakerOpenUntil", &self.breaker_open_until)
             .field("sharing", &self.sharing)
+            .field("shareOf", &self.share_of)
             .end();
     }
 }

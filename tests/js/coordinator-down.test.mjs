@@ -43,7 +43,7 @@ for (const [down, answer] of [
     assert.equal(mock.requests({ path: "/co/down" }).length, 5, "every call reached the server, on this realm's own bucket");
     assert.equal(ns.visits[0].id, "desk:" + new URL(mock.url).origin, "one coordinator per scope, named <share>:<scope>");
     assert.deepEqual(JSON.parse(ns.visits[0].body.limits), { capacity: 10, refillPerSecond: 5 }, "the coordinator hears the limits");
-    assert.ok(ns.visits.length <= 2, `asked again at most once a second in the background: ${ns.visits.length}`);
+    assert.ok(ns.visits.length <= 2, `asked again at most every 500 ms in the background: ${ns.visits.length}`);
   });
 }
 

@@ -3,7 +3,7 @@
 // mock exchange is counted there. Redis is also killed, restarted and put to sleep mid-run.
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createClient } from "redis";
 import Redis from "ioredis";
@@ -64,6 +64,66 @@ test("four processes flooding one scope through Redis stay within one bucket; wi
   const alone = mock.requests({ path: "/alone/flood" }).length;
   assert.ok(alone > 2 * 27, `four buckets without Redis: ${alone}`);
 });
+
+/** Two spin loops outside the fleet, keeping both cores busy (each stops by itself after 40 s). */
+function busyCores() {
+  const spins = [0, 1].map(() => spawn(process.execPath, ["-e", "const end = Date.now() + 40000; while (Date.now() < end) {}"], { stdio: "ignore" }));
+  return () => spins.forEach((spin) => spin.kill());
+}
+
+// What one bucket allows over `ms` (tokens taken when they conform are spent within the lease's 200
+// ms), with a token of slack on each edge of the window.
+const allowedOver = (ms) => Math.floor(limits.capacity + (limits.refillPerSecond * (ms + 200)) / 1000) + 2;
+
+for (const busy of [false, true]) {
+  const machine = busy ? "with both cores kept busy" : "on an idle machine";
+  test(`four processes with 8 calls in flight each flood one scope ${machine}: at most one bucket reaches the server`, { timeout: 90_000 }, async (t) => {
+    const idle = busy ? busyCores() : () => {};
+    try {
+      const path = `/fleet/flood-${busy ? "busy" : "idle"}`;
+      const results = await fleet(4, path, 3000, { share: `flood-${busy}`, inFlight: 8 });
+      const sent = mock.requests({ path }).length;
+      t.diagnostic(`${sent} requests (one bucket over 3 s: ${allowedOver(3000)}); sharing ${JSON.stringify(results.map((r) => r.sharings))}; event loops late by ${results.map((r) => r.lagMs)} ms`);
+      assert.ok(sent <= allowedOver(3000), `${sent} requests`);
+      assert.ok(sent >= 15, `the bucket was used: ${sent}`);
+    } finally {
+      idle();
+    }
+  });
+
+  test(`Redis killed mid-flood ${machine}: the fleet spends one bucket, its shares, while it is down, and rejoins within a second of its restart`, { timeout: 90_000 }, async (t) => {
+    const idle = busy ? busyCores() : () => {};
+    try {
+      const path = `/fleet/down-${busy ? "busy" : "idle"}`;
+      const startAt = Date.now() + 1500;
+      const flooding = Promise.all(Array.from({ length: 4 }, () => run({ mode: "flood", url: mock.url + path, ms: 5000, startAt, share: `down-${busy}`, inFlight: 8 })));
+      await new Promise((r) => setTimeout(r, startAt - Date.now() + 1500));
+      const killedAt = performance.timeOrigin + performance.now();
+      await redis.kill();
+      await new Promise((r) => setTimeout(r, 2000));
+      const restartAt = performance.timeOrigin + performance.now();
+      await redis.restart();
+      const upAt = performance.timeOrigin + performance.now() - startAt;
+      const results = await flooding;
+      const requests = mock.requests({ path });
+      const down = requests.filter((r) => r.receivedAtMs >= killedAt && r.receivedAtMs < restartAt).length;
+      // While it is down each process spends its share (a quarter of the bucket: Redis counted four),
+      // after what its lease held at the kill: one bucket over the outage, and a share more each.
+      const share = Math.floor(limits.capacity / 4);
+      t.diagnostic(`${down} requests while Redis was down (one bucket over 2 s: ${allowedOver(2000)}, and ${share} a process); ${requests.length} in all (${allowedOver(5000)})`);
+      assert.ok(down <= allowedOver(2000) + 4 * share, `${down} requests while Redis was down`);
+      assert.ok(requests.length <= allowedOver(5000) + 4 * share, `${requests.length} requests in all: spent alone, they were charged to the fleet's bucket on rejoining`);
+      for (const r of results) {
+        const states = r.sharings.map(([, s]) => s);
+        assert.deepEqual(states.slice(0, 2), ["redis", "unreachable"], JSON.stringify(r.sharings));
+        const back = r.sharings.findLast(([, s]) => s === "redis")[0];
+        assert.ok(states.at(-1) === "redis" && back - upAt <= 1000 + r.lagMs, `rejoined ${back - upAt} ms after Redis was back (event loop ${r.lagMs} ms late): ${JSON.stringify(r.sharings)}`);
+      }
+    } finally {
+      idle();
+    }
+  });
+}
 
 test("a 418 answered to one process stops all four until it expires, with nothing at the server meanwhile", { timeout: 60_000 }, async (t) => {
   mock.script("/fleet/ban", [{ status: 418, retryAfter: 3 }]);

@@ -1,6 +1,7 @@
 // One process of a fleet (tests/js/fleet.test.mjs, bench/fleet.mjs): its own Budget, kept in Redis
 // unless `redis` is null, and its own client. The job comes as JSON in argv[2]; the result is one
-// line of JSON on stdout. "flood" sends as fast as the budget lets it for `ms`, "once" sends one.
+// line of JSON on stdout. "flood" sends as fast as the budget lets it for `ms` (`inFlight` calls at
+// a time), "once" sends one.
 import { Budget, RetryClient, RetryError } from "../../../js/node.js";
 
 const job = JSON.parse(process.argv[2]);
@@ -49,16 +50,20 @@ if (job.mode === "once") {
   let sent = 0;
   let longestMs = 0;
   note();
-  while (performance.now() < until) {
-    const outcome = await call();
-    note();
-    longestMs = Math.max(longestMs, outcome.ms);
-    if (outcome.reason === undefined) sent++;
-    else {
-      refused[outcome.reason] = (refused[outcome.reason] ?? 0) + 1;
-      await new Promise((r) => setTimeout(r, 10));
+  // `inFlight` calls at a time (default 1), each followed by the next as it settles.
+  const loop = async () => {
+    while (performance.now() < until) {
+      const outcome = await call();
+      note();
+      longestMs = Math.max(longestMs, outcome.ms);
+      if (outcome.reason === undefined) sent++;
+      else {
+        refused[outcome.reason] = (refused[outcome.reason] ?? 0) + 1;
+        await new Promise((r) => setTimeout(r, 10));
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: job.inFlight ?? 1 }, loop));
   result = { sent, refused, longestMs: Math.round(longestMs), sharing: budget.sharing, sharings };
 }
 clearInterval(control);
