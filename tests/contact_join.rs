@@ -78,3 +78,19 @@ fn a_spent_lease_is_dropped_when_the_coordinator_stops_answering_so_the_step_spe
     assert!(b.lease("s").is_none(), "the spent lease is gone");
     b.admit(&ask(5000)).expect("granted from this realm's own bucket, not refused budget");
 }
+
+#[test]
+fn a_read_that_cannot_start_before_the_fleets_next_token_makes_no_visit() {
+    let mut b = realm();
+    let mut contacts = Contacts::default();
+    // The coordinator answered: no tokens before 1 000 ms from now (a lease of none, from then).
+    contacts.answered(&mut b, "s", Some([0, WALL + 1000, 0, 0, 0, 0, 4]), 5, 0, WALL);
+    let at = FRESH_MS + 1;
+    assert_eq!(contacts.before(&mut b, &ask(500), at, WALL + at, 8000), None, "it could not start by then: no visit");
+    assert!(contacts.before(&mut b, &ask(1500), at, WALL + at, 8000).is_some(), "one that could still visits");
+    let order = Ask { priority: Priority::Order, ..ask(500) };
+    assert!(
+        contacts.before(&mut b, &order, at, WALL + at, 8000).is_some(),
+        "an order may have a reserve a read has not"
+    );
+}

@@ -144,6 +144,12 @@ impl Contacts {
         if room && now < contact.heard_at.saturating_add(FRESH_MS) && !probe {
             return None;
         }
+        // The coordinator said when its bucket next has tokens: a read that cannot start by then sends
+        // nothing and needs no visit (a flood of them would only contend for the fleet's state).
+        let futile = lease.is_some_and(|l| now < l.from && ask.latest < l.from) && ask.priority <= Priority::Read;
+        if futile && !room && !probe {
+            return None;
+        }
         // Only news is needed while the lease has room: tokens taken and not sent are slack.
         let weight = if room { 0 } else { ask.weight };
         let within = CONTACT_MS.max(self.joining_ms).min(deadline.saturating_sub(now));
