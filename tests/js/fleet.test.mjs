@@ -125,6 +125,32 @@ for (const busy of [false, true]) {
   });
 }
 
+for (const busy of [false, true]) {
+  const machine = busy ? "with both cores kept busy" : "on an idle machine";
+  test(`a process killed while it holds a lease ${machine}: its tokens are lost, not spent twice, and the others go on sharing`, { timeout: 90_000 }, async (t) => {
+    const idle = busy ? busyCores() : () => {};
+    try {
+      const path = `/fleet/killed-holder-${busy ? "busy" : "idle"}`;
+      const startAt = Date.now() + 1500;
+      const job = { limits, policy, redis: redis.url, mode: "flood", url: mock.url + path, ms: 3000, startAt, share: `holder-${busy}`, inFlight: 8 };
+      const victim = spawn(process.execPath, [processScript, JSON.stringify(job)], { stdio: "ignore" });
+      const killed = new Promise((resolve) => victim.once("exit", resolve));
+      const others = Promise.all([0, 1, 2].map(() => run({ ...job })));
+      // Mid-flood, while its lanes wait on leases: no goodbye, its lease dies with it.
+      await new Promise((r) => setTimeout(r, startAt - Date.now() + 1500));
+      victim.kill("SIGKILL");
+      await killed;
+      const results = await others;
+      const sent = mock.requests({ path }).length;
+      t.diagnostic(`${sent} requests (one bucket over 3 s: ${allowedOver(3000)}); sharing ${JSON.stringify(results.map((r) => r.sharings))}`);
+      assert.ok(sent <= allowedOver(3000), `${sent} requests`);
+      assert.ok(results.every((r) => r.sent > 0 && r.sharing === "redis"), `the others went on sharing: ${JSON.stringify(results.map((r) => [r.sent, r.sharings]))}`);
+    } finally {
+      idle();
+    }
+  });
+}
+
 test("a 418 answered to one process stops all four until it expires, with nothing at the server meanwhile", { timeout: 60_000 }, async (t) => {
   mock.script("/fleet/ban", [{ status: 418, retryAfter: 3 }]);
   const results = await fleet(4, "/fleet/ban", 4500, { share: "ban" });
@@ -180,8 +206,20 @@ test("Redis killed mid-run: calls keep settling by their deadlines on each proce
   assert.ok(back.every((ms, i) => ms - down[i] < 1500 + 2500), `rejoined within a second or two of the restart: ${down} → ${back}`);
 });
 
-test("a Redis that answers slowly (DEBUG SLEEP) is waited for at most the contact bound, then rejoined", { timeout: 60_000 }, async () => {
-  const flooding = fleet(2, "/fleet/slow", 4500, { share: "slow" });
+for (const busy of [false, true]) {
+  const machine = busy ? "with both cores kept busy" : "on an idle machine";
+  test(`a Redis that answers slowly (DEBUG SLEEP) ${machine} is waited for at most the contact bound, then rejoined`, { timeout: 60_000 }, async () => {
+    const idle = busy ? busyCores() : () => {};
+    try {
+      await sleepingRedis(busy);
+    } finally {
+      idle();
+    }
+  });
+}
+
+async function sleepingRedis(busy) {
+  const flooding = fleet(2, `/fleet/slow-${busy}`, 4500, { share: `slow-${busy}` });
   await new Promise((r) => setTimeout(r, 1500 + 1000));
   const asleep = performance.now();
   redis.command("DEBUG", "SLEEP", "1.5"); // redis-cli blocks this process too: the children run on
@@ -193,7 +231,7 @@ test("a Redis that answers slowly (DEBUG SLEEP) is waited for at most the contac
     // One step's visits (before and after it) are each waited for at most CONTACT_MS.
     assert.ok(r.longestMs <= policy.deadlineMs + r.lagMs + 50, `a call took ${r.longestMs} ms`);
   }
-});
+}
 
 test("clients passed in (node-redis and ioredis) share one scope in one process as two processes would", { timeout: 30_000 }, async () => {
   const nodeRedis = createClient({ url: redis.url });
