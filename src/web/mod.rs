@@ -57,8 +57,8 @@ mod platform;
 
 pub use api::{
     CallOptions, Client, ClientBuilder, Connection, Docs, Error, Family, FamilyRequest, Heartbeat, Match, Message,
-    NotOpen, OnEvent, OnOpen, PageSignal, PolicyLayer, Reconciled, Resync, RetryContext, SharedBudget, ShouldRetry,
-    Stopped, Stream, StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern, UrlProvider, Weight, Worksheet,
-    WorksheetRow,
+    NotOpen, OnEvent, OnOpen, PageSignal, PolicyLayer, ProtocolsProvider, Reconciled, Resync, RetryContext,
+    SharedBudget, ShouldRetry, Stopped, Stream, StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern,
+    UrlProvider, Weight, Worksheet, WorksheetRow,
 };
 pub use platform::clock;

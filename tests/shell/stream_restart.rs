@@ -1,7 +1,7 @@
 //! The Rust API's `reconnect`, `close_with` and its `Closed` event against the mock exchange's
 //! WebSocket endpoint (issue 32), judged by the server's log of connections.
 
-use retryline::web::{Client, StreamEvent, StreamOptions, StreamState, UrlProvider};
+use retryline::web::{Client, ProtocolsProvider, StreamEvent, StreamOptions, StreamState, UrlProvider};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 use super::streams::{control, is_trade, read_until, reconnects, sleep, sockets, tag, upgrades};
@@ -68,10 +68,17 @@ async fn a_url_provider_gives_each_attempts_url_and_its_failure_is_that_attempts
     });
     let (records, observer) = super::observed();
     let client = Client::builder().on_attempt(observer).build();
+    let protocols_asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counted = protocols_asked.clone();
+    let protocols_provider = ProtocolsProvider::new(move || {
+        counted.set(counted.get() + 1);
+        async { Ok(vec!["v2.retryline".to_owned()]) }
+    });
     let options = StreamOptions {
         policy: Some(reconnects(50)),
         min_uptime_ms: Some(0),
         url_provider: Some(url_provider),
+        protocols_provider: Some(protocols_provider),
         ..StreamOptions::default()
     };
     let stream = client.stream(&url("/ws/ticker?run=unused"), options).unwrap();
@@ -82,5 +89,6 @@ async fn a_url_provider_gives_each_attempts_url_and_its_failure_is_that_attempts
     assert!(errors[1].as_deref().unwrap_or_default().contains("must be a ws:, wss:, http: or https: URL, got ftp:"));
     let made = upgrades("/ws/ticker", &run).await;
     assert_eq!(made.len(), 1, "only the attempt with a URL reached the server");
+    assert_eq!(protocols_asked.get(), 3, "the protocols provider is asked on each attempt");
     drop(stream);
 }

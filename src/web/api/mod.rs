@@ -35,6 +35,6 @@ pub use reconciled::Reconciled;
 pub use shared_budget::SharedBudget;
 pub use should_retry::{RetryContext, ShouldRetry};
 pub use stream::{PageSignal, Stream, StreamState};
-pub use stream_callbacks::{Connection, Heartbeat, NotOpen, OnOpen, Resync, UrlProvider};
+pub use stream_callbacks::{Connection, Heartbeat, NotOpen, OnOpen, ProtocolsProvider, Resync, UrlProvider};
 pub use stream_event::{OnEvent, StreamEvent};
 pub use stream_options::StreamOptions;

@@ -113,6 +113,22 @@ impl UrlProvider {
     }
 }
 
+/// Gives the subprotocols of each connection attempt, as the JavaScript stream's `protocols`
+/// function does; an `Err(why)`, or no answer within the connect timeout, is that attempt's failure.
+#[derive(Clone)]
+pub struct ProtocolsProvider(pub(super) executor::ProtocolsFn);
+
+impl ProtocolsProvider {
+    /// Asks `protocols` on each attempt.
+    pub fn new<F, Fut>(protocols: F) -> ProtocolsProvider
+    where
+        F: Fn() -> Fut + 'static,
+        Fut: Future<Output = Result<Vec<String>, String>> + 'static,
+    {
+        ProtocolsProvider(Rc::new(move || Box::pin(protocols())))
+    }
+}
+
 /// An application-level ping, for a server that closes silent connections (browsers cannot send
 /// ping frames): sent, paced, whenever nothing was heard for `every_ms`.
 #[derive(Clone)]
@@ -145,4 +161,4 @@ macro_rules! opaque_debug {
 }
 
 // Callbacks show as their names: what they hold is the caller's.
-opaque_debug!(OnOpen, Connection, Resync, Heartbeat, UrlProvider);
+opaque_debug!(OnOpen, Connection, Resync, Heartbeat, UrlProvider, ProtocolsProvider);

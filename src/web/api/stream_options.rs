@@ -1,7 +1,7 @@
 //! [`StreamOptions`]: what one stream asks beyond the defaults, checked as the JavaScript
 //! `client.stream` options are (by the core's own reader) before anything connects.
 
-use super::stream_callbacks::{Heartbeat, OnOpen, Resync, UrlProvider};
+use super::stream_callbacks::{Heartbeat, OnOpen, ProtocolsProvider, Resync, UrlProvider};
 use super::stream_event::OnEvent;
 use crate::input::{whole, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
 use crate::policy::Policy;
@@ -45,6 +45,8 @@ pub struct StreamOptions {
     pub protocols: Vec<String>,
     /// Asked for each connection attempt's URL (see [`UrlProvider`]).
     pub url_provider: Option<UrlProvider>,
+    /// Asked for each connection attempt's subprotocols, instead of `protocols` (see [`ProtocolsProvider`]).
+    pub protocols_provider: Option<ProtocolsProvider>,
     /// In a browser page, the page's own signals (default `true`): offline pauses the outage, online
     /// tries at once, a wake checks the connection (as JavaScript's `pageSignals`).
     pub page_signals: Option<bool>,
@@ -116,6 +118,7 @@ impl StreamOptions {
             url: url.to_owned(),
             protocols: self.protocols,
             url_provider: self.url_provider.map(|p| p.0),
+            protocols_provider: self.protocols_provider.map(|p| p.0),
             page_signals: self.page_signals.unwrap_or(true),
             subscribe: self.subscribe.into_iter().map(Message::Text).collect(),
             on_open: self.on_open.map(|o| o.0),

@@ -24,7 +24,7 @@ use crate::record::AttemptRecord;
 use crate::web::platform::store::Store;
 
 pub use call::{Ended, Predicate, Query, Running, With};
-pub use stream::{Event as StreamEvent, Given, Listener, OnOpen, Ping, Resync, Sender, Streaming, UrlFn};
+pub use stream::{Event as StreamEvent, Given, Listener, OnOpen, Ping, ProtocolsFn, Resync, Sender, Streaming, UrlFn};
 
 /// Called with every record, sent or refused, as it is made.
 pub type Observer = Rc<dyn Fn(&AttemptRecord)>;

@@ -28,6 +28,10 @@ pub type Ping = Rc<dyn Fn() -> Option<Message>>;
 pub type Listener = Rc<dyn Fn(Event)>;
 /// Gives each connection attempt's URL.
 pub type UrlFn = Rc<dyn Fn() -> Answer<Result<String, String>>>;
+/// Gives each connection attempt's subprotocols.
+pub type ProtocolsFn = Rc<dyn Fn() -> Answer<Result<Vec<String>, String>>>;
+/// A connection's URL and subprotocols, once the caller's providers gave them.
+type Resolved = Result<(String, Vec<String>), String>;
 
 /// What the caller gave a stream beside the machine's spec, already checked.
 pub struct Given {
@@ -36,6 +40,8 @@ pub struct Given {
     pub protocols: Vec<String>,
     /// Asked for each attempt's URL instead.
     pub url_provider: Option<UrlFn>,
+    /// Asked for each attempt's subprotocols instead.
+    pub protocols_provider: Option<ProtocolsFn>,
     /// The page's own signals go to the session (in a browser page).
     pub page_signals: bool,
     /// Sent, paced, on every connection as it opens, before `on_open` runs.
@@ -81,8 +87,8 @@ struct Streamed {
     given: Given,
     sockets: Sockets,
     inbox: Inbox<(u32, SocketEvent)>,
-    /// Connections waiting for their URL from the caller's provider.
-    resolving: Vec<(u32, Answer<Result<String, String>>)>,
+    /// Connections waiting for their URL or subprotocols from the caller's providers.
+    resolving: Vec<(u32, Answer<Resolved>)>,
 }
 
 /// A stream, from the caller's side; dropping it closes the stream.
@@ -143,11 +149,11 @@ impl Carrier for Streamed {
                     driven.later(event);
                 }
             }
-            SessionEffect::Connect(link) => match &me.given.url_provider {
-                Some(provider) => me.resolving.push((link, provider())),
+            SessionEffect::Connect(link) => match me.given.resolve() {
+                Some(answer) => me.resolving.push((link, answer)),
                 None => {
-                    let url = me.given.url.clone();
-                    if let Err(why) = me.open(link, &url, face) {
+                    let (url, protocols) = (me.given.url.clone(), me.given.protocols.clone());
+                    if let Err(why) = me.open(link, &url, &protocols, face) {
                         driven.later(SessionEvent::Failed(link, why));
                     }
                 }
@@ -243,26 +249,51 @@ impl Carrier for Streamed {
     }
 }
 
+impl Given {
+    /// What the caller's providers give for one attempt (`None`: it has none, the given URL goes).
+    fn resolve(&self) -> Option<Answer<Resolved>> {
+        if self.url_provider.is_none() && self.protocols_provider.is_none() {
+            return None;
+        }
+        let url = self.url_provider.as_ref().map(|provider| provider());
+        let protocols = self.protocols_provider.as_ref().map(|provider| provider());
+        let given = (self.url.clone(), self.protocols.clone());
+        Some(Box::pin(async move {
+            let join = crate::text::join;
+            let url = match url {
+                Some(url) => url
+                    .await
+                    .map_err(|why| join(&["the url provider failed: ", &why]))
+                    .and_then(|url| ws_href(&url).map_err(|why| join(&["the url provider's value ", &why])))?,
+                None => given.0,
+            };
+            let protocols = match protocols {
+                Some(protocols) => protocols.await.map_err(|why| join(&["the protocols provider failed: ", &why]))?,
+                None => given.1,
+            };
+            Ok((url, protocols))
+        }))
+    }
+}
+
 impl Streamed {
     /// Opens socket `link` on `url`; `Err` with what the platform said.
-    fn open(&mut self, link: u32, url: &str, face: &Face) -> Result<(), String> {
+    fn open(&mut self, link: u32, url: &str, protocols: &[String], face: &Face) -> Result<(), String> {
         let post = face.post.clone();
         let on = Rc::new(move |link, event| post.post((link, event)));
-        self.sockets.open(link, url, &self.given.protocols, on)
+        self.sockets.open(link, url, protocols, on)
     }
 
-    /// Opens each connection whose URL came; one the provider failed, or gave no ws: URL for, failed.
+    /// Opens each connection whose URL and subprotocols came; one a provider failed, or gave no ws:
+    /// URL for, failed.
     fn resolved(&mut self, face: &Face, cx: &mut Context<'_>, came: &mut Vec<SessionEvent>) {
         let mut answered = Vec::new();
         self.resolving.retain_mut(|(link, answer)| match answer.as_mut().poll(cx) {
-            Poll::Ready(url) => (answered.push((*link, url)), false).1,
+            Poll::Ready(resolved) => (answered.push((*link, resolved)), false).1,
             Poll::Pending => true,
         });
-        for (link, url) in answered {
-            let url = url
-                .map_err(|why| crate::text::join(&["the url provider failed: ", &why]))
-                .and_then(|url| ws_href(&url).map_err(|why| crate::text::join(&["the url provider's value ", &why])));
-            if let Err(why) = url.and_then(|url| self.open(link, &url, face)) {
+        for (link, resolved) in answered {
+            if let Err(why) = resolved.and_then(|(url, protocols)| self.open(link, &url, &protocols, face)) {
                 came.push(SessionEvent::Failed(link, why));
             }
         }
