@@ -450,7 +450,7 @@ export interface RetryStream {
   addEventListener(type: "close", listener: (event: Event & { code: number; reason: string; wasClean: boolean }) => void, options?: boolean | StreamListenerOptions): void;
   /** A message send() queued that will never go (its connection closed, or the stream stopped or reconnected, first). */
   addEventListener(type: "unsent", listener: (event: Event & { readonly data: unknown; readonly why: string }) => void, options?: boolean | StreamListenerOptions): void;
-  /** A reconnect() refused after it returned (it was called inside another event's listener). */
+  /** A reconnect() refused after it returned (called inside another event's listener, or under a shared budget). */
   addEventListener(type: "error", listener: (event: Event & { readonly error: RetryError }) => void, options?: boolean | StreamListenerOptions): void;
   addEventListener(type: string, listener: ((event: Event) => void) | null, options?: boolean | StreamListenerOptions): void;
   removeEventListener(type: string, listener: ((event: never) => void) | null, options?: boolean | { capture?: boolean }): void;

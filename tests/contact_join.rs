@@ -94,3 +94,25 @@ fn a_read_that_cannot_start_before_the_fleets_next_token_makes_no_visit() {
         "an order may have a reserve a read has not"
     );
 }
+
+#[test]
+fn tokens_spent_alone_are_told_by_one_visit_and_again_only_if_it_went_unanswered() {
+    let mut b = realm();
+    let mut contacts = Contacts::default();
+    contacts.answered(&mut b, "s", None, CONTACT_MS, 0, WALL);
+    assert!(contacts.unreachable());
+    b.admit(&ask(0)).unwrap();
+    b.admit(&ask(0)).unwrap();
+    assert_eq!(b.spent_alone("s"), 2, "two tokens of its own bucket");
+    let at = retryline::budget::contact::RETRY_MS;
+    let told = contacts.before(&mut b, &ask(5000), at, WALL + at, 8000).expect("a background visit");
+    assert_eq!(told.spent, 2);
+    assert_eq!(b.spent_alone("s"), 0, "on their way: another visit does not tell them too");
+    contacts.answered(&mut b, "s", None, CONTACT_MS, at + CONTACT_MS, WALL + at + CONTACT_MS);
+    assert_eq!(b.spent_alone("s"), 2, "unanswered: the next visit tells them");
+    let again = 2 * at + CONTACT_MS;
+    let told = contacts.before(&mut b, &ask(again + 5000), again, WALL + again, again + 8000).expect("a visit");
+    assert_eq!(told.spent, 2);
+    contacts.answered(&mut b, "s", Some([0, 0, 0, 0, 0, 0, 4]), 5, again + 5, WALL + again + 5);
+    assert_eq!(b.spent_alone("s"), 0, "heard: told once");
+}

@@ -291,9 +291,11 @@ async fn stream(t: Rc<Value>, w: Rc<World>, records: Records) -> String {
             let signal = match what {
                 "reconnect" => {
                     let reason = does["reason"].as_str().unwrap_or_default();
-                    let done = match does.get("code") {
-                        Some(code) => stream.reconnect_with(number(code) as u16, reason),
-                        None => stream.reconnect(),
+                    let done = match (does.get("code"), does.get("reason")) {
+                        (Some(code), _) => stream.reconnect_with(number(code) as u16, reason),
+                        // A reason without a code is sent with 1000, as WebSocket's close does.
+                        (None, Some(_)) => stream.reconnect_with(1000, reason),
+                        (None, None) => stream.reconnect(),
                     };
                     if done.is_err() {
                         w.note("reconnect refused");

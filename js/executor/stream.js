@@ -100,8 +100,13 @@ function perform(s, effect) {
       return s.target.dispatchEvent(Object.assign(new Event("unsent"), { data: taken(s, effect.id), why: effect.why }));
     case RECONNECT_REFUSED: {
       const error = new s.c.RetryError(effect.reason, effect.why, { records: [] });
-      // Still stopped (by its policy): nothing runs.
-      if (s.state === "stopped") s.done = true;
+      if (s.state === "stopped") {
+        // Still stopped by its policy: nothing runs, it does not hear the page, and it is kept for a reconnect.
+        s.done = true;
+        s.unlisten?.();
+        s.unlisten = undefined;
+        kept.register(s.target, { streams: s.c.core.streams, handle: s.handle }, s);
+      }
       if (s.reconnecting) return void (s.refusal = error);
       return s.target.dispatchEvent(Object.assign(new Event("error"), { error }));
     }

@@ -92,6 +92,7 @@ export function redisNamespace(redis, load, name = "retryline") {
         }
         // Another process wrote first: take its state up and lease again from it.
         budgets.free(scope.handle);
+        known.delete(key); // its handle is freed: never to be used again
         scope = { version: Number(reply?.[1]), saved: String(reply?.[2] ?? ""), handle: 0, limits: null };
       } while (Date.now() < until);
       return batch.map(() => null);

@@ -100,9 +100,12 @@ impl Contacts {
         self.scopes.values().any(Contact::unreachable)
     }
 
-    /// Notes what visit `v` tells of the tokens spent alone, to forget once it is answered.
-    fn telling(&mut self, scope: &str, v: Visit) -> Visit {
-        self.scopes.get_or_insert_with(scope, Contact::default).telling = v.spent;
+    /// Moves what visit `v` tells of the tokens spent alone out of the budget's count, until it is
+    /// answered (told) or not (counted again): another visit in flight does not tell them twice.
+    fn telling(&mut self, budget: &mut Budget, scope: &str, v: Visit) -> Visit {
+        budget.spent_alone_told(scope, v.spent);
+        let contact = self.scopes.get_or_insert_with(scope, Contact::default);
+        contact.telling = contact.telling.saturating_add(v.spent);
         v
     }
 
@@ -139,7 +142,7 @@ impl Contacts {
             }
             self.scopes.get_or_insert_with(ask.scope, Contact::default).retry_at = now.saturating_add(RETRY_MS);
             let v = visit(budget, &contact, ask.scope, 0, ask.priority, starts, (now, wall), CONTACT_MS, true);
-            return Some(self.telling(ask.scope, v));
+            return Some(self.telling(budget, ask.scope, v));
         }
         if room && now < contact.heard_at.saturating_add(FRESH_MS) && !probe {
             return None;
@@ -157,7 +160,7 @@ impl Contacts {
         if ask_too {
             v.probe = PROBE_ASK;
         }
-        Some(self.telling(ask.scope, v))
+        Some(self.telling(budget, ask.scope, v))
     }
 
     /// After a budget step on `scope`: a hold or ban it set reaches the coordinator before the
@@ -193,7 +196,7 @@ impl Contacts {
         } else if failed {
             (v.probe, v.breaker_wall) = (PROBE_FAILED, open_wall);
         }
-        Some(self.telling(scope, v))
+        Some(self.telling(budget, scope, v))
     }
 
     /// Takes up the coordinator's answer `[tokens, from, hold, ban, breaker, probe, members]` (wall
@@ -215,8 +218,10 @@ impl Contacts {
             budget.share_among(members, now);
         }
         let contact = self.scopes.get_or_insert_with(scope, Contact::default);
-        let told = std::mem::take(&mut contact.telling);
+        let telling = std::mem::take(&mut contact.telling);
         let Some([tokens, from, hold, ban, breaker, probe, _]) = answer else {
+            // Not heard: what it told is told again by the next visit.
+            budget.spent_alone_again(scope, telling);
             if waited < CONTACT_MS.max(self.joining_ms) {
                 return;
             }
@@ -230,7 +235,6 @@ impl Contacts {
             return;
         };
         let to_mono = |at: u64| now.saturating_add(at.saturating_sub(wall));
-        budget.spent_alone_told(scope, told);
         budget.hold(scope, to_mono(hold));
         budget.ban(scope, to_mono(ban));
         if tokens > 0 || from > 0 {

@@ -134,18 +134,26 @@ impl Budget {
         self.scopes.get(scope).map_or(0, |s| s.spent_alone)
     }
 
-    /// A coordinator heard of `tokens` spent alone: they are not told again.
+    /// A visit tells a coordinator of `tokens` spent alone: they are not told again.
     pub fn spent_alone_told(&mut self, scope: &str, tokens: u64) {
         let s = self.scope_mut(scope);
         s.spent_alone = s.spent_alone.saturating_sub(tokens);
     }
 
+    /// The visit that told of `tokens` spent alone was not answered: the next one tells them.
+    pub fn spent_alone_again(&mut self, scope: &str, tokens: u64) {
+        let s = self.scope_mut(scope);
+        s.spent_alone = s.spent_alone.saturating_add(tokens);
+    }
+
     /// The coordinator's side: a realm that could not reach it spent `tokens` of its own share; the
-    /// scope's bucket is charged for them now, so that the fleet does not spend them twice.
+    /// scope's bucket is charged for them now, so that the fleet does not spend them twice — at most
+    /// a bucket's worth, leaving it empty rather than in debt for as long as the outage lasted.
     pub fn lease_spent(&mut self, scope: &str, tokens: u64, now: u64) {
         if let Some(bucket) = &mut self.scope_mut(scope).bucket {
             bucket.advance(now);
-            bucket.take(u32::try_from(tokens).unwrap_or(u32::MAX), now);
+            let charged = tokens.min(bucket.level(now));
+            bucket.take(u32::try_from(charged).unwrap_or(u32::MAX), now);
         }
     }
 }

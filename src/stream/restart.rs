@@ -12,8 +12,13 @@ impl Stream {
     /// way is given up (`sent`: its attempt in flight left, and is aborted; else it never did).
     pub fn restart(&mut self, now: u64, wall_now: u64, sent: bool, draws: &mut Draws, budget: &mut Budget) -> Action {
         self.abandon(now, sent, None, budget);
-        self.stopped = None;
+        self.unstop();
         self.connect(now, wall_now, draws, budget)
+    }
+
+    /// A stream its policy stopped may connect again (the caller's `reconnect()`).
+    pub fn unstop(&mut self) {
+        self.stopped = None;
     }
 
     /// Gives up the outage under way and any rotation, without stopping the stream: an attempt in

@@ -215,7 +215,12 @@ pub fn play_stream(t: &Value) -> Played {
                 world.note(what);
                 match what {
                     "reconnect" => {
-                        let code = does.get("code").and_then(Value::as_u64).unwrap_or(0) as u16;
+                        // A reason without a code is sent with 1000, as WebSocket's close does.
+                        let code = does.get("code").and_then(Value::as_u64).unwrap_or(if does.get("reason").is_some() {
+                            1000
+                        } else {
+                            0
+                        }) as u16;
                         SessionEvent::Reconnect(code, does["reason"].as_str().unwrap_or_default().to_owned())
                     }
                     "offline" => SessionEvent::Page(PageSignal::Offline),

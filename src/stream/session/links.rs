@@ -152,6 +152,7 @@ impl Session {
             return;
         }
         self.current = None;
+        self.answer = None;
         self.effects.push(SessionEffect::Close(id, 1000, "".into()));
         (self.watch_at, self.beat_at) = (None, None);
         match self.stream.on_close(ctx.now, ctx.wall, &outcome, code, ctx.draws, ctx.budget) {

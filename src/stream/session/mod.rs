@@ -78,8 +78,11 @@ pub struct Session {
     /// When the page was hidden; and, once visible again after a long time, when it had been.
     hidden_at: Option<u64>,
     woke: Option<u64>,
-    /// A wake's ping: when it went, and when the connection is replaced if nothing was heard since.
-    answer: Option<(u64, u64)>,
+    /// A wake's ping: when it went, when its connection is replaced if nothing was heard since, and
+    /// that connection.
+    answer: Option<(u64, u64, u32)>,
+    /// The caller closed it (after a stop by its policy too): a `reconnect()` is refused.
+    closed: bool,
 }
 
 impl Session {
@@ -111,6 +114,7 @@ impl Session {
             hidden_at: None,
             woke: None,
             answer: None,
+            closed: false,
         }
     }
 
@@ -135,7 +139,7 @@ impl Session {
             return Some(until);
         }
         let dues = [self.current, self.rotation].into_iter().flatten().filter_map(|l| l.due);
-        let answer = self.answer.map(|(_, by)| by);
+        let answer = self.answer.map(|(_, by, _)| by);
         let at = [self.wake_at, self.watch_at, self.beat_at, self.pace.due(), answer].into_iter().flatten();
         at.chain(dues).min()
     }
@@ -287,10 +291,12 @@ impl Session {
             SessionEvent::Timer => self.timer(ctx),
             SessionEvent::Send(id, link) => self.send(id, link, ctx.now),
             SessionEvent::Close => {
+                self.closed = true;
                 self.stream.close(ctx.now, ctx.budget);
                 self.stop(Reason::Aborted);
             }
             SessionEvent::CloseWith(code, words) => {
+                self.closed = true;
                 self.stream.close(ctx.now, ctx.budget);
                 self.stop_closing(Reason::Aborted, code, Cow::Owned(words));
             }
@@ -310,7 +316,8 @@ impl Session {
             SessionEvent::Message(_, id) => self.effects.push(SessionEffect::Discard(id)),
             SessionEvent::Send(id, _) => self.effects.push(SessionEffect::Unsent(id, signals::UNSENT_STOPPED)),
             SessionEvent::Close | SessionEvent::CloseWith(..) => {
-                self.effects.push(SessionEffect::Stopped(Reason::Aborted))
+                self.closed = true;
+                self.effects.push(SessionEffect::Stopped(Reason::Aborted));
             }
             _ => {}
         }

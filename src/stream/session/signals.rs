@@ -38,6 +38,7 @@ impl Session {
             // Stopped by its policy: it begins again, and says so.
             self.state = StreamState::Connecting;
             self.effects.push(SessionEffect::State(StreamState::Connecting));
+            self.stream.unstop();
         }
         if self.offline {
             return self.pause(sent, ctx);
@@ -49,8 +50,7 @@ impl Session {
     /// Why `reconnect()` cannot be done now: after `close()`, and while the scope is banned.
     fn reconnect_refusal(&self, ctx: &Ctx) -> Option<(Reason, String)> {
         let url = self.stream.spec().name();
-        let closed = self.stream.stopped().is_some_and(|stop| stop.reason == Reason::Aborted);
-        if closed && self.state == StreamState::Stopped {
+        if self.closed {
             let why = join(&["stream ", url, ": reconnect refused: close() ended it for good (make a new stream)"]);
             return Some((Reason::Aborted, why));
         }
@@ -149,7 +149,7 @@ impl Session {
         match self.settings.heartbeat_ms {
             Some(every) => {
                 self.effects.push(SessionEffect::Ping(link.id));
-                self.answer = Some((ctx.now, ctx.now.saturating_add(every.min(ANSWER_MS))));
+                self.answer = Some((ctx.now, ctx.now.saturating_add(every.min(ANSWER_MS)), link.id));
             }
             None => {
                 let silent = number(ctx.now.saturating_sub(heard));
@@ -161,9 +161,11 @@ impl Session {
 
     /// A wake's ping that went unanswered: its connection is replaced.
     pub(super) fn answer_due(&mut self, ctx: &mut Ctx) {
-        let Some((pinged, by)) = self.answer.filter(|(_, by)| ctx.now >= *by) else { return };
+        let Some((pinged, by, pinged_link)) = self.answer.filter(|(_, by, _)| ctx.now >= *by) else { return };
         self.answer = None;
-        let Some(link) = self.current.filter(|_| self.heard_at.map_or(true, |h| h < pinged)) else { return };
+        // Only the connection that was pinged, if it is still the stream's and said nothing since.
+        let silent = self.heard_at.map_or(true, |h| h < pinged);
+        let Some(link) = self.current.filter(|l| l.id == pinged_link && silent) else { return };
         let waited = number(by.saturating_sub(pinged));
         let words = join(&["no answer within ", &waited, " ms to the ping sent as the page woke: replaced"]);
         self.failed(link.id, Observed::Timeout, words, ctx);

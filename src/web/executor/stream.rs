@@ -222,7 +222,8 @@ impl Carrier for Streamed {
                     me.tell(Event::Stopped(reason, run.machine.stop_json()));
                     return None;
                 }
-                // Its task ends.
+                // Its task ends: closed, it is over (a policy's stop kept for a reconnect is not).
+                face.halted.set(false);
                 face.page.borrow_mut().take();
                 face.post.wake();
                 return Some(());
@@ -333,6 +334,7 @@ impl Streaming {
         if self.0.face.stopped.get() && !self.0.face.halted.replace(false) {
             return Err("reconnect refused: close() ended the stream for good (make a new stream)".into());
         }
+        *self.0.face.refused.borrow_mut() = None;
         fed(&self.0, SessionEvent::Reconnect(code, reason.to_owned()));
         self.0.face.refused.borrow_mut().take().map_or(Ok(()), Err)
     }
