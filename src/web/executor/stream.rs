@@ -15,7 +15,9 @@ use crate::reason::Reason;
 use crate::stream::session::{PageSignal, Session, SessionEffect, SessionEvent, StreamState};
 use crate::web::platform::inbox::{Inbox, Poster};
 use crate::web::platform::page::Page;
-use crate::web::platform::socket::{ws_href, Message, SocketEvent, Sockets};
+
+mod opening;
+use crate::web::platform::socket::{Message, SocketEvent, Sockets};
 use crate::web::platform::spawn::spawn;
 
 /// Runs on each connection before it counts as up, given that connection to send on.
@@ -250,56 +252,7 @@ impl Carrier for Streamed {
     }
 }
 
-impl Given {
-    /// What the caller's providers give for one attempt (`None`: it has none, the given URL goes).
-    fn resolve(&self) -> Option<Answer<Resolved>> {
-        if self.url_provider.is_none() && self.protocols_provider.is_none() {
-            return None;
-        }
-        let url = self.url_provider.as_ref().map(|provider| provider());
-        let protocols = self.protocols_provider.as_ref().map(|provider| provider());
-        let given = (self.url.clone(), self.protocols.clone());
-        Some(Box::pin(async move {
-            let join = crate::text::join;
-            let url = match url {
-                Some(url) => url
-                    .await
-                    .map_err(|why| join(&["the url provider failed: ", &why]))
-                    .and_then(|url| ws_href(&url).map_err(|why| join(&["the url provider's value ", &why])))?,
-                None => given.0,
-            };
-            let protocols = match protocols {
-                Some(protocols) => protocols.await.map_err(|why| join(&["the protocols provider failed: ", &why]))?,
-                None => given.1,
-            };
-            Ok((url, protocols))
-        }))
-    }
-}
-
 impl Streamed {
-    /// Opens socket `link` on `url`; `Err` with what the platform said.
-    fn open(&mut self, link: u32, url: &str, protocols: &[String], face: &Face) -> Result<(), String> {
-        let post = face.post.clone();
-        let on = Rc::new(move |link, event| post.post((link, event)));
-        self.sockets.open(link, url, protocols, on)
-    }
-
-    /// Opens each connection whose URL and subprotocols came; one a provider failed, or gave no ws:
-    /// URL for, failed.
-    fn resolved(&mut self, face: &Face, cx: &mut Context<'_>, came: &mut Vec<SessionEvent>) {
-        let mut answered = Vec::new();
-        self.resolving.retain_mut(|(link, answer)| match answer.as_mut().poll(cx) {
-            Poll::Ready(resolved) => (answered.push((*link, resolved)), false).1,
-            Poll::Pending => true,
-        });
-        for (link, resolved) in answered {
-            if let Err(why) = resolved.and_then(|(url, protocols)| self.open(link, &url, &protocols, face)) {
-                came.push(SessionEvent::Failed(link, why));
-            }
-        }
-    }
-
     fn tell(&self, event: Event) {
         if let Some(tell) = &self.given.on_event {
             tell(event);
