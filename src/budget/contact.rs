@@ -82,8 +82,6 @@ pub struct Visit {
 #[derive(Clone, Debug, Default)]
 pub struct Contacts {
     scopes: SortedMap<String, Contact>,
-    /// The fleet's processes as the coordinator last counted them (0: it never said).
-    members: u64,
     /// Until its first visit ends, how long a step waits (0: [`CONTACT_MS`]): a fleet process's
     /// first visit includes connecting to Redis, and a new process must hear of bans before it sends.
     joining_ms: u64,
@@ -107,11 +105,6 @@ impl Contacts {
         let contact = self.scopes.get_or_insert_with(scope, Contact::default);
         contact.telling = contact.telling.saturating_add(v.spent);
         v
-    }
-
-    /// The fleet's processes as the coordinator last counted them (`None`: it never has).
-    pub fn members(&self) -> Option<u64> {
-        (self.members > 0).then_some(self.members)
     }
 
     fn contact(&self, scope: &str) -> Contact {
@@ -214,7 +207,6 @@ impl Contacts {
         wall: u64,
     ) {
         if let Some(members @ 1..) = answer.map(|a| a[6]) {
-            self.members = members;
             budget.share_among(members, now);
         }
         let contact = self.scopes.get_or_insert_with(scope, Contact::default);
