@@ -1,6 +1,6 @@
 //! A fleet process's first visit (`Contacts::joining`): it includes connecting to Redis, and a new
 //! process must hear of the fleet's bans before it sends, so it is waited for longer than the
-//! later ones — never past the call's deadline — and only until it has ended, answered or not.
+//! later ones — never past the latest start of its attempt — and only until it has ended, answered or not.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -28,6 +28,17 @@ fn the_first_visit_is_waited_for_up_to_the_join_bound_never_past_the_deadline_th
     contacts.joining(1000);
     assert_eq!(contacts.before(&mut b, &ask(5000), 0, WALL, 8000).map(|v| v.within), Some(1000));
     assert_eq!(contacts.before(&mut b, &ask(5000), 0, WALL, 400).map(|v| v.within), Some(400), "the deadline cuts it");
+    // So does the latest start of the attempt: after it nothing could be sent, with or without the fleet's news.
+    assert_eq!(
+        contacts.before(&mut b, &ask(700), 0, WALL, 8000).map(|v| v.within),
+        Some(700),
+        "its latest start cuts it"
+    );
+    assert_eq!(
+        contacts.before(&mut b, &ask(100), 0, WALL, 8000).map(|v| v.within),
+        Some(CONTACT_MS),
+        "never below the contact bound"
+    );
     // A wait the deadline cut short proves nothing: the next step still joins.
     contacts.answered(&mut b, "s", None, 400, 400, WALL + 400);
     assert!(!contacts.unreachable());

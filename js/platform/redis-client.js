@@ -15,14 +15,22 @@ function given(client) {
 // esbuild, Vite) neither fails where it is not installed nor bundles it; Node resolves it at run time.
 const peer = (name) => import(/* webpackIgnore: true */ /* turbopackIgnore: true */ /* @vite-ignore */ name);
 
+/** Resolves once `client` (either kind) is first ready or first fails to connect. */
+const settled = (client) =>
+  new Promise((resolve) => {
+    client.once("ready", resolve);
+    client.once("error", resolve);
+  });
+
 /** A client of our own from `url`: ioredis where it is installed, else node-redis. */
 async function own(url) {
   try {
     const { default: Redis } = await peer("ioredis");
     const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 200 });
     client.on("error", () => {}); // an unreachable Redis is `sharing: "unreachable"`, not a crash
-    // Without an offline queue a command fails until the first connection is ready: the first waits for it.
-    const ready = new Promise((resolve) => client.once("ready", resolve));
+    // Without an offline queue a command fails until the first connection is ready: the first waits for
+    // it, or for the first error (a refused connection fails the visit at once, not at the join bound).
+    const ready = settled(client);
     return { command: async (args) => (await ready, client.call(...args)), close: () => client.disconnect() };
   } catch (error) {
     if (error?.code !== "ERR_MODULE_NOT_FOUND" && error?.code !== "MODULE_NOT_FOUND") throw error;
@@ -32,9 +40,9 @@ async function own(url) {
   });
   const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: () => 200 } });
   client.on("error", () => {});
-  const connected = client.connect();
-  connected.catch(() => {});
-  return { command: async (args) => (await connected, client.sendCommand(args.map(String))), close: () => client.destroy() };
+  const ready = settled(client);
+  client.connect().catch(() => {});
+  return { command: async (args) => (await ready, client.sendCommand(args.map(String))), close: () => client.destroy() };
 }
 
 /** `{ command(args) → Promise, close() }` for the option's value. @throws {TypeError} naming it. */

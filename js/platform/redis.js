@@ -31,8 +31,9 @@ const scriptSha = () =>
 const CONTENDED_MS = 1000;
 /** A command not answered in this long is no answer: the scope's queue moves on. */
 const COMMAND_MS = 1000;
-/** A process's first visit includes its connection; it must hear of the fleet's bans before it sends. */
-export const JOIN_MS = 1000;
+/** A process's first visit includes its connection (a refused one fails at once); it must hear of the
+ * fleet's bans before it sends, so it is waited for up to this, or the latest start of its attempt. */
+export const JOIN_MS = 5000;
 /** A scope's key outlives its last visit by this, or its hold or ban if that ends later. */
 export const IDLE_MS = 10 * 60_000;
 /** A process that stopped visiting leaves the fleet's count after this long. */

@@ -88,7 +88,8 @@ pub struct Contacts {
 }
 
 impl Contacts {
-    /// The first visit is waited for up to `ms` (never past the deadline), later ones [`CONTACT_MS`].
+    /// The first visit is waited for up to `ms` (never past the latest start of the attempt it is for),
+    /// later ones [`CONTACT_MS`].
     pub fn joining(&mut self, ms: u64) {
         self.joining_ms = ms;
     }
@@ -148,7 +149,12 @@ impl Contacts {
         }
         // Only news is needed while the lease has room: tokens taken and not sent are slack.
         let weight = if room { 0 } else { ask.weight };
-        let within = CONTACT_MS.max(self.joining_ms).min(deadline.saturating_sub(now));
+        // Joining, up to the latest start the attempt has: a realm that never heard of the fleet's
+        // bans would rather be refused by its deadline than send without them.
+        let within = match self.joining_ms {
+            0 => CONTACT_MS.min(deadline.saturating_sub(now)),
+            ms => ms.min(ask.latest.saturating_sub(now)).max(CONTACT_MS).min(deadline.saturating_sub(now)),
+        };
         let mut v = visit(budget, &contact, ask.scope, weight, ask.priority, starts, (now, wall), within, false);
         if ask_too {
             v.probe = PROBE_ASK;

@@ -10,6 +10,8 @@ const client = new RetryClient({ budget, policy: job.policy });
 // The fleet starts together (its connections made meanwhile), as processes already running would.
 if (job.startAt) await new Promise((r) => setTimeout(r, Math.max(0, job.startAt - Date.now())));
 const started = performance.now();
+// Each request tagged with this process, so that the server's count says who sent what.
+const tagged = Object.assign(new URL(job.url), { search: `pid=${process.pid}` }).href;
 // The control timer: how late this process's event loop ran, so that a wall-clock bound is judged
 // against what the machine allowed in the same run.
 let lagMs = 0;
@@ -18,19 +20,20 @@ const control = setInterval(() => {
   const at = performance.now();
   lagMs = Math.max(lagMs, at - tick - 20);
   tick = at;
+  note(); // a spell unreachable between two calls' ends is seen too
 }, 20);
 
-/** The budget's sharing as it changed: [ms since start, state]. */
+/** The budget's sharing as it changed: [ms since start, state, wall ms]. */
 const sharings = [];
 const note = () => {
   const state = budget.sharing;
-  if (sharings.at(-1)?.[1] !== state) sharings.push([Math.round(performance.now() - started), state]);
+  if (sharings.at(-1)?.[1] !== state) sharings.push([Math.round(performance.now() - started), state, Date.now()]);
 };
 
 async function call() {
   const t0 = performance.now();
   try {
-    const response = await client.fetch(job.url);
+    const response = await client.fetch(tagged);
     await response.arrayBuffer();
     return { ms: performance.now() - t0, status: response.status };
   } catch (error) {
@@ -67,6 +70,6 @@ if (job.mode === "once") {
   result = { sent, refused, longestMs: Math.round(longestMs), sharing: budget.sharing, sharings };
 }
 clearInterval(control);
-result.lagMs = Math.round(lagMs);
+Object.assign(result, { lagMs: Math.round(lagMs), pid: process.pid });
 budget.free(); // closes the Redis connection it made, so the process can exit
 process.stdout.write(`${JSON.stringify(result)}\n`);
