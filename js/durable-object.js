@@ -51,10 +51,13 @@ export class BudgetCoordinator {
         this.limits = visit.limits;
       }
       const answer = budgets.lease(this.handle, visit);
-      this.saved = budgets.save(this.handle);
-      // Not awaited: the Durable Object's output gate holds the answer until the write is durable.
-      this.state.storage.put(STATE_KEY, this.saved);
-      return Response.json(answer);
+      if (answer[6] === 1) {
+        // Stored only when it changed: a visit that took and told nothing leaves it as it was.
+        this.saved = budgets.save(this.handle);
+        // Not awaited: the Durable Object's output gate holds the answer until the write is durable.
+        this.state.storage.put(STATE_KEY, this.saved);
+      }
+      return Response.json(answer.slice(0, 6));
     } catch (error) {
       return new Response(String(error?.message ?? error), { status: 400 });
     }

@@ -33,12 +33,13 @@ export function authorityOf(instance) {
       return handle;
     },
     /** The answer to a visit (readVisit's): [tokens, from, hold end, ban end, breaker's open end] (wall
-     * ms) and the probe's answer (src/budget/breaker_shared.rs). */
+     * ms) and the probe's answer (src/budget/breaker_shared.rs), then 1 if the state changed (0: no
+     * need to store it). */
     lease(handle, { scope, priority, numbers }) {
       const lengths = mem.put([scope, priority]);
       mem.args([now(), wall(), ...numbers, ...lengths]);
       x.rl_authority_lease(handle);
-      return [0, 1, 2, 3, 4, 5].map((i) => mem.number(i));
+      return [0, 1, 2, 3, 4, 5, 6].map((i) => mem.number(i));
     },
     /** Its state, to store (JSON text). */
     save(handle) {

@@ -8,9 +8,10 @@
 import { readVisit } from "./visit.js";
 import { wall } from "./clock.js";
 
-// KEYS[1] the scope's hash, KEYS[2] the fleet's members; ARGV: the version read, the new state, its
-// time to live (ms), this process's id, how long a member that stopped visiting still counts (ms).
-// Returns {written, version, the state (when another process wrote first), the fleet's members}.
+// KEYS[1] the scope's hash, KEYS[2] the fleet's members; ARGV: the version read, the new state ("":
+// unchanged, only checked to be the one read), its time to live (ms), this process's id, how long a
+// member that stopped visiting still counts (ms). Returns {written (or current), version, the state
+// (when another process wrote first), the fleet's members}.
 const CAS = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZADD', KEYS[2], now, ARGV[4])
@@ -19,6 +20,7 @@ redis.call('PEXPIRE', KEYS[2], ARGV[5])
 local n = redis.call('ZCARD', KEYS[2])
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if v ~= tonumber(ARGV[1]) then return {0, v, redis.call('HGET', KEYS[1], 's') or '', n} end
+if ARGV[2] == '' then return {1, v, '', n} end
 redis.call('HSET', KEYS[1], 'v', v + 1, 's', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {1, v + 1, '', n}`;
@@ -82,11 +84,14 @@ export function redisNamespace(redis, load, name = "retryline") {
           }
           answers.push(budgets.lease(scope.handle, visit));
         }
-        const saved = budgets.save(scope.handle);
+        // Visits that took, told and were granted nothing write nothing: they only check that the
+        // state they were answered from is the fleet's, so news visits do not contend with leases.
+        const changed = answers.some((a) => a[6] === 1);
+        const saved = changed ? budgets.save(scope.handle) : "";
         const ends = answers.flatMap((a) => [a[2], a[3]]);
         const reply = await cas(key, scope.version, saved, Math.max(wall(), ...ends) - wall() + IDLE_MS);
         if (Number(reply?.[0]) === 1) {
-          Object.assign(scope, { version: Number(reply[1]), saved });
+          if (changed) Object.assign(scope, { version: Number(reply[1]), saved });
           known.set(key, scope);
           const fleet = Number(reply?.[3]) || 0;
           return answers.map((a) => [...a.slice(0, 6), fleet]);

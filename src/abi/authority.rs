@@ -5,6 +5,7 @@ use super::cell::Local;
 use super::io;
 use super::slab::Slab;
 use super::{invalid, ms};
+use crate::budget::authority::{Answered, Told};
 use crate::budget::shared::SharedState;
 use crate::budget::{Budget, BudgetConfig, Priority};
 use crate::input::{Invalid, Loose};
@@ -43,36 +44,31 @@ pub extern "C" fn rl_authority_free(handle: u32) {
 /// its breaker's opening and probe (`budget::breaker_shared`), the tokens it spent alone while it
 /// could not reach the coordinator. Numbers: now, wall, then those, then
 /// the two lengths. Numbers out: tokens, from, hold end, ban end, the breaker's open end (wall ms)
-/// and the probe's answer. A weight of 0 leases nothing.
+/// and the probe's answer, then 1 if the visit changed the state (0: it needs no storing). A weight
+/// of 0 leases nothing.
 #[no_mangle]
 pub extern "C" fn rl_authority_lease(handle: u32) -> u32 {
     io::with_args(
         |[now, wall, weight, earliest, latest, returned, hold, ban, breaker, probe, spent, scope, priority], input| {
-            let (now, wall) = (ms(now), ms(wall));
             let (scope, priority) = (input.text(io::len(scope)), input.text(io::len(priority)));
+            let told = Told {
+                weight: u32::try_from(ms(weight)).unwrap_or(0),
+                priority: Priority::read_loose(&Loose::Text(priority.to_owned())).ok(),
+                earliest: ms(earliest),
+                latest: ms(latest),
+                returned: ms(returned),
+                hold: ms(hold),
+                ban: ms(ban),
+                breaker: ms(breaker),
+                probe: ms(probe),
+                spent: ms(spent),
+            };
             AUTHORITIES.with(|authorities| {
                 let Some(budget) = authorities.get_mut(handle) else { return 0 };
-                let to_mono = |at: u64| now.saturating_add(at.saturating_sub(wall));
-                budget.hold(scope, to_mono(ms(hold)));
-                budget.ban(scope, to_mono(ms(ban)));
-                if ms(returned) > 0 {
-                    budget.lease_returned(scope, ms(returned));
-                }
-                if ms(spent) > 0 {
-                    budget.lease_spent(scope, ms(spent), now);
-                }
-                let (mut tokens, mut from) = (0.0, 0.0);
-                if let (Ok(weight @ 1..), Ok(priority)) =
-                    (u32::try_from(ms(weight)), Priority::read_loose(&Loose::Text(priority.to_owned())))
-                {
-                    let out =
-                        budget.lease_out(scope, weight, priority, now, (to_mono(ms(earliest)), to_mono(ms(latest))));
-                    tokens = out.tokens as f64;
-                    from = wall.saturating_add(out.from.saturating_sub(now)) as f64;
-                }
-                let (open, slot) = budget.breaker_visited(scope, ms(breaker), ms(probe), now, wall);
-                let (hold, ban) = budget.waits_wall(scope, now, wall);
-                io::numbers(&[tokens, from, hold as f64, ban as f64, open as f64, slot as f64]);
+                let Answered { answer, changed } = budget.answer_visit(scope, told, ms(now), ms(wall));
+                let mut numbers = answer.map(|n| n as f64).to_vec();
+                numbers.push(f64::from(u8::from(changed)));
+                io::numbers(&numbers);
                 1
             })
         },

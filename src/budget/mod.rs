@@ -15,6 +15,7 @@
 //!
 //! Nothing here reads a clock: `now` (monotonic ms) is always given.
 
+pub mod authority;
 pub mod breaker;
 pub mod breaker_shared;
 pub mod bucket;
