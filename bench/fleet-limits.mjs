@@ -1,7 +1,7 @@
 // Fleets that keep one limit (issue 33): 1, 4 and 16 Node processes flooding one scope for 3 s
 // through one bucket kept in Redis (10 at once, 5 a second), each with 8 calls in flight, with both
 // cores kept busy by two spin loops. Redis up; slow (DEBUG SLEEP 0.6 s twice); down (killed 1 s
-// in, back 1 s later). retryline beside bottleneck's clustering and rate-limiter-flexible (with
+// in, back after the flood). retryline beside bottleneck's clustering and rate-limiter-flexible (with
 // the in-memory insurance limiter its docs advise for outages), in one run; requests counted at a
 // loopback server. Standalone: node bench/fleet-limits.mjs [--idle] (writes nothing).
 import { execFile, spawn } from "node:child_process";
@@ -57,9 +57,10 @@ async function flood(n, lib, scenario, redis, id) {
     await sleep(600);
     await cli(redis.port, "DEBUG", "SLEEP", "0.6");
   } else if (scenario === "down") {
+    // Back only after the flood: a restarted Redis is empty, and its fresh bucket would count here.
     await sleep(1000);
     await redis.kill();
-    await sleep(1000);
+    await sleep(startAt + MS + 100 - Date.now());
     await redis.restart();
   }
   const results = await fleet;

@@ -51,7 +51,7 @@ export class BudgetCoordinator {
         this.limits = visit.limits;
       }
       const answer = budgets.lease(this.handle, visit);
-      if (answer[6] === 1) {
+      if (answer[6] !== 0) {
         // Stored only when it changed: a visit that took and told nothing leaves it as it was.
         this.saved = budgets.save(this.handle);
         // Not awaited: the Durable Object's output gate holds the answer until the write is durable.

@@ -86,7 +86,7 @@ export function redisNamespace(redis, load, name = "retryline") {
         }
         // Visits that took, told and were granted nothing write nothing: they only check that the
         // state they were answered from is the fleet's, so news visits do not contend with leases.
-        const changed = answers.some((a) => a[6] === 1);
+        const changed = answers.some((a) => a[6] !== 0); // anything but a clear "unchanged" is written
         const saved = changed ? budgets.save(scope.handle) : "";
         const ends = answers.flatMap((a) => [a[2], a[3]]);
         const reply = await cas(key, scope.version, saved, Math.max(wall(), ...ends) - wall() + IDLE_MS);
