@@ -17,8 +17,9 @@
 // Usage: node scripts/test.mjs [--only rust|wasm|js] [--update-docs]
 //   --update-docs: also refresh the tracked docs/dashboard.png and docs/stream-panel.png from tests/js/www.test.mjs
 //   (RETRYLINE_UPDATE_DOCS=1 for node --test); without it the tests write nothing tracked.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -134,15 +135,28 @@ async function rustShell(mock) {
 const reporters = (name) => ["--test-reporter=spec", "--test-reporter-destination=stdout",
   "--test-reporter=./scripts/file-times.mjs", `--test-reporter-destination=${logs}/file-times-${name}.txt`];
 
-/** node --test on this machine's Node, then the integration suites on the other lines. */
-async function nodeSuites(nodeLines) {
+/** Whether wasm-bindgen (which npm start's dashboard needs) is installed already. */
+const hasWasmBindgen = () =>
+  spawnSync("wasm-bindgen", ["--version"], { env: { ...process.env, PATH: `${homedir()}/.cargo/bin:${process.env.PATH}` } }).status === 0;
+
+/** node --test on this machine's Node, then the integration suites on the other lines. `bindgen`:
+ * the wasm-bindgen-cli step, which the dashboard's test waits for on a machine without it. */
+async function nodeSuites(nodeLines, bindgen) {
   // Three files at a time: most of them wait on timers, sockets and child processes; the timing
   // proofs judge themselves against control timers armed in the same run.
-  const all = ordered(testFiles("tests/js"));
+  const every = ordered(testFiles("tests/js"));
+  // A fresh machine compiles wasm-bindgen-cli for half an hour beside the rest: the dashboard's
+  // test (npm start builds www/sim with it) runs once that is done, not against a missing binary.
+  const waits = hasWasmBindgen() ? [] : every.filter((path) => path === "tests/js/www.test.mjs");
+  const all = every.filter((path) => !waits.includes(path));
   // pkg/ was built by the build step: the package tests pack it as it is, rather than each file's
   // process building it again in turn under one lock (beside two busy cores, past their wait).
   const packed = { RETRYLINE_PACK_NO_BUILD: "1" };
-  await step(`node --test (Node ${process.versions.node}, this machine's)`, node, ["--test", "--test-concurrency=3", ...reporters(`node-${process.versions.node}`), ...all], { env: updateDocs ? { ...packed, RETRYLINE_UPDATE_DOCS: "1" } : packed });
+  const env = updateDocs ? { ...packed, RETRYLINE_UPDATE_DOCS: "1" } : packed;
+  await step(`node --test (Node ${process.versions.node}, this machine's)`, node, ["--test", "--test-concurrency=3", ...reporters(`node-${process.versions.node}`), ...all], { env });
+  if (waits.length > 0 && (await bindgen)) {
+    await step("node --test of the dashboard, after wasm-bindgen-cli", node, ["--test", ...reporters(`node-${process.versions.node}-www`), ...waits], { env });
+  }
 
   // The same integration suites on the other supported lines. Left out are the tests of the
   // toolchain rather than the runtime: the source layout (layers), the declarations (types: tsc),
@@ -172,7 +186,7 @@ if (wants("wasm") || wants("js")) {
   if (wants("js")) {
     // The other Node lines' binaries: scripts/node-lines.mjs, run by the toolchain step above.
     const { ensureNodeLines } = await import("./node-lines.mjs");
-    lanes.push(setup.then((ok) => (ok ? nodeSuites(ensureNodeLines()) : false)));
+    lanes.push(setup.then((ok) => (ok ? nodeSuites(ensureNodeLines(), bindgen) : false)));
   }
   try {
     await Promise.all(lanes);

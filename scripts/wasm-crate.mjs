@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureWasmBindgen } from "./bootstrap.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 // The features rustc enables by default for wasm32-unknown-unknown (as scripts/build.mjs).
@@ -30,6 +31,8 @@ export function buildWasmCrate({ dir, lib, out }) {
   if (builtAt >= changedAt) return { glue, wasm };
   const target = join(root, "target", lib);
   const quiet = { cwd: join(root, dir), stdio: ["ignore", process.stderr, process.stderr], env: { ...process.env, CARGO_TARGET_DIR: target } };
+  // A fresh machine has no wasm-bindgen yet (npm start there installs it, at the pinned version).
+  ensureWasmBindgen();
   execFileSync("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown"], quiet);
   execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", out, join(target, "wasm32-unknown-unknown", "release", `${lib}.wasm`)], quiet);
   execFileSync(join(root, "node_modules", ".bin", "wasm-opt"), ["-O1", ...FEATURES.map((f) => `--enable-${f}`), wasm, "-o", wasm], quiet);

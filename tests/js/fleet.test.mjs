@@ -33,18 +33,27 @@ after(async () => {
 });
 beforeEach(() => mock.reset());
 
-/** One fleet process doing `job`; resolves with its result line. */
+/** One fleet process doing `job`; resolves with its result line. `began` resolves when it begins
+ * its job (a machine busy enough can start a process past its `startAt`). */
 function run(job) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [processScript, JSON.stringify({ limits, policy, redis: redis.url, ...job })], { timeout: 60_000 }, (error, out, err) =>
-      error ? reject(new Error(`${error.message}\n${err}`)) : resolve(JSON.parse(out)));
+  let began;
+  const beginning = new Promise((resolve) => (began = resolve));
+  const done = new Promise((resolve, reject) => {
+    const child = execFile(process.execPath, [processScript, JSON.stringify({ limits, policy, redis: redis.url, ...job })], { timeout: 60_000 }, (error, out, err) => {
+      began();
+      error ? reject(new Error(`${error.message}\n${err}`)) : resolve(JSON.parse(out));
+    });
+    child.stderr.on("data", (chunk) => String(chunk).includes("began") && began());
   });
+  return Object.assign(done, { began: beginning });
 }
 
-/** `n` processes flooding `path` for `ms`, started together once each has made its budget. */
+/** `n` processes flooding `path` for `ms`, started together once each has made its budget;
+ * `began` resolves once every one has begun. */
 const fleet = (n, path, ms, job = {}) => {
   const startAt = Date.now() + 1500;
-  return Promise.all(Array.from({ length: n }, () => run({ mode: "flood", url: mock.url + path, ms, startAt, ...job })));
+  const runs = Array.from({ length: n }, () => run({ mode: "flood", url: mock.url + path, ms, startAt, ...job }));
+  return Object.assign(Promise.all(runs), { began: Promise.all(runs.map((r) => r.began)) });
 };
 
 test("four processes flooding one scope through Redis stay within one bucket; without it, four buckets go out", { timeout: 60_000 }, async () => {
@@ -103,8 +112,10 @@ for (const busy of [false, true]) {
     try {
       const path = `/fleet/down-${busy ? "busy" : "idle"}`;
       const startAt = Date.now() + 1500;
-      const flooding = Promise.all(Array.from({ length: 4 }, () => run({ mode: "flood", url: mock.url + path, ms: 5000, startAt, share: `down-${busy}`, inFlight: 8 })));
-      await new Promise((r) => setTimeout(r, startAt - Date.now() + 1500));
+      const runs = Array.from({ length: 4 }, () => run({ mode: "flood", url: mock.url + path, ms: 5000, startAt, share: `down-${busy}`, inFlight: 8 }));
+      const flooding = Promise.all(runs);
+      await Promise.all(runs.map((r) => r.began));
+      await new Promise((r) => setTimeout(r, Math.max(0, startAt - Date.now()) + 1500));
       const killedAt = performance.timeOrigin + performance.now();
       await redis.kill();
       await new Promise((r) => setTimeout(r, 2000));
@@ -226,7 +237,8 @@ test("a process started while Redis refuses connections does not wait out the jo
 
 test("Redis killed mid-run: calls keep settling by their deadlines on each process's own bucket, then sharing resumes", { timeout: 60_000 }, async () => {
   const flooding = fleet(2, "/fleet/killed", 5000, { share: "killed" });
-  await new Promise((r) => setTimeout(r, 1500 + 1000));
+  await flooding.began;
+  await new Promise((r) => setTimeout(r, 1000));
   await redis.kill();
   await new Promise((r) => setTimeout(r, 1500));
   await redis.restart();
@@ -257,7 +269,8 @@ for (const busy of [false, true]) {
 
 async function sleepingRedis(busy) {
   const flooding = fleet(2, `/fleet/slow-${busy}`, 4500, { share: `slow-${busy}` });
-  await new Promise((r) => setTimeout(r, 1500 + 1000));
+  await flooding.began;
+  await new Promise((r) => setTimeout(r, 1000));
   const asleep = performance.now();
   redis.command("DEBUG", "SLEEP", "1.5"); // redis-cli blocks this process too: the children run on
   assert.ok(performance.now() - asleep >= 1400, "Redis slept");

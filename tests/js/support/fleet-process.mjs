@@ -10,6 +10,7 @@ const client = new RetryClient({ budget, policy: job.policy });
 // The fleet starts together (its connections made meanwhile), as processes already running would.
 if (job.startAt) await new Promise((r) => setTimeout(r, Math.max(0, job.startAt - Date.now())));
 const started = performance.now();
+process.stderr.write("began\n"); // the test's cue: this process is at work now
 // Each request tagged with this process, so that the server's count says who sent what.
 const tagged = Object.assign(new URL(job.url), { search: `pid=${process.pid}` }).href;
 // The control timer: how late this process's event loop ran, so that a wall-clock bound is judged
