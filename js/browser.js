@@ -16,3 +16,4 @@ const instance = await instantiatePage(url, emitted, () => import("../pkg/browse
 
 export const { RetryClient, Budget, RetryError } = assemble(instance, { sharing: { tabs: tabsFrom(load.tabs) }, load, defineStream });
 export { replay } from "./api/replay-page.js";
+export { staleness } from "./platform/kept.js";

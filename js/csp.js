@@ -8,3 +8,4 @@ import { tabsFrom } from "./platform/tabs-lazy.js";
 
 export const { RetryClient, Budget, RetryError } = assemble({ exports }, { sharing: { tabs: tabsFrom(load.tabs) }, load, defineStream });
 export { replay } from "./api/replay-page.js";
+export { staleness } from "./platform/kept.js";

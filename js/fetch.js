@@ -11,3 +11,4 @@ const emitted = import.meta.url.endsWith("/js/fetch.js") || !url.pathname.endsWi
 const instance = await instantiatePage(url, emitted, () => import("../pkg/browser-fetch-inline.js"));
 
 export const { RetryClient, Budget, RetryError } = assemble(instance, { load });
+export { staleness } from "./platform/kept.js";

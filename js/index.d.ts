@@ -89,7 +89,7 @@ export type Pending =
 export interface AttemptRecord {
   /** 1 for the initial request; a refused proposal has the number it would have had. */
   attempt: number;
-  decision: "sent" | "refused";
+  decision: "sent" | "refused" | "stale";
   operation: Operation;
   key: string | null;
   scope: string | null;
@@ -131,7 +131,7 @@ export interface AttemptRecord {
   /** A store failure after this attempt (redacted); the attempt's outcome stands. */
   storeError: string | null;
   /** Which part of the budget refused it (reason "budget" only). */
-  limit: "tokens" | "retry-quota" | "should-retry" | null;
+  limit: "tokens" | "retry-quota" | "should-retry" | "in-flight" | null;
   /** A hedge: a further request of a read whose answer was late (policy.maxHedges). */
   hedge: boolean;
   /** In a hedged race, the attempt whose answer was used (on every request of the race); null: no race. */
@@ -147,6 +147,8 @@ export interface AttemptRecord {
   dropped: string | null;
   /** The endpoint family its call ran under (null: the client's defaults); absent without families. */
   family?: string | null;
+  /** Of the last record of a read that served its kept response (decision "stale"): that response's age, ms. */
+  staleAgeMs?: number;
 }
 
 /** What a family's functions are given of a request. */
@@ -172,6 +174,8 @@ export interface Family {
   providerWaitHeaders?: string[];
   /** The provider's page, the ISO date it was checked, and the statuses it documents as final. */
   docs?: { url?: string; checked?: string; final?: number[] };
+  /** Its reads' `staleIfErrorMs` (see CallOptions). */
+  staleIfErrorMs?: number;
 }
 
 /** One worksheet row (`family` null: requests no family matches). */
@@ -244,6 +248,8 @@ export interface ClientOptions {
   onEscalation?: (result: Reconciliation) => unknown;
   /** The default of `readBody` for every call (see CallOptions). Default false. */
   readBody?: boolean;
+  /** The default of `staleIfErrorMs` for every read (see CallOptions). Default 0: never stale. */
+  staleIfErrorMs?: number;
 }
 
 /** A store for keyed operations. */
@@ -308,6 +314,15 @@ export interface CallOptions {
    * `onAttempt`. A throw or rejection in it is ignored. Use it to keep a successful call's records.
    */
   onAttempt?: (record: AttemptRecord) => void | Promise<void>;
+  /**
+   * A read (operation "read") that fails for want of a current answer — deadline, attempts, budget, banned,
+   * circuit-open, rate-limited, provider-wait — resolves instead with the last successful response of the same
+   * request (scope, method, URL and request headers) if it is at most this old, ms: a copy with an `Age` header,
+   * which `staleness(response)` marks with why the fresh read failed; the records end with a "stale" record.
+   * Each client keeps at most 256 such responses, the oldest going first. Never for orders, never for a response
+   * that said repeating cannot help (a 404), and with `asFetch` only if its defaults ask. Default 0: never.
+   */
+  staleIfErrorMs?: number;
 }
 
 /** Call options for every request of an `asFetch` function, plus `describe`. */
@@ -493,6 +508,14 @@ export interface ScopeLimits {
    * `maxOpenMs` (60 000); half-open it lets `probes` (1) attempts through. Reconciliation is never refused by it.
    */
   breaker?: boolean | { consecutiveFailures?: number; failureRatio?: number; windowMs?: number; minVolume?: number; openMs?: number; maxOpenMs?: number; probes?: number };
+  /**
+   * At most this many requests of the scope on the wire at once, counted across every client of the budget (and
+   * across tabs with `share`), hedges included; a stream's socket is not counted. A request that finds no room waits,
+   * in priority order (reconcile, order, read, refresh, then first come), while its deadline still allows an
+   * attempt; otherwise it is refused before sending with reason "budget" and its record's `limit` "in-flight".
+   * A request that never answers holds its slot until its attempt timeout, no longer. Default: no cap.
+   */
+  maxInFlight?: number;
 }
 
 export interface BudgetOptions extends ScopeLimits {
@@ -570,6 +593,12 @@ export interface ScopeSnapshot {
   banRemainingMs: number;
   /** Operations granted capacity that are still waiting to send. */
   queued: number;
+  /** The scope's `maxInFlight` (null: no cap). */
+  maxInFlight: number | null;
+  /** Its requests on the wire now (null: no cap, so not counted). */
+  inFlight: number | null;
+  /** Requests waiting for room under the cap (null: no cap). */
+  waitingForRoom: number | null;
   /** Its circuit breaker's state (null: it has none). */
   breaker: "closed" | "open" | "half-open" | null;
   /** When an open breaker lets its probe through, Unix ms (null: not open). */
@@ -636,3 +665,17 @@ export interface ReplayReport {
 
 /** Runs the same engine as RetryClient.fetch on a virtual clock. */
 export function replay(spec: ReplaySpec): ReplayReport;
+
+/** What `staleness(response)` says of a response served stale. */
+export interface Staleness {
+  /** How old the kept response is, ms. */
+  ageMs: number;
+  /** Why the fresh read failed. */
+  reason: RetryReason;
+  /** The failed read's records, ending with its "stale" record. */
+  records: AttemptRecord[];
+}
+
+/** `null` for a fresh response; for a read's last good response served because the fresh read failed
+ * (`staleIfErrorMs`), its age, why, and the records. */
+export function staleness(response: Response | null | undefined): Staleness | null;

@@ -9,3 +9,4 @@ import { instantiateNow } from "./platform/wasm-page.js";
 
 export const { RetryClient, Budget, RetryError } = assemble(instantiateNow(wasmBytes()), { sharing: { tabs: tabsFrom(load.tabs) }, load, defineStream });
 export { replay } from "./api/replay-page.js";
+export { staleness } from "./platform/kept.js";

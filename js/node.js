@@ -10,3 +10,4 @@ import { fleet } from "./api/fleet.js";
 const module = new WebAssembly.Module(wasmBytes());
 
 export const { RetryClient, Budget, RetryError, replay } = assemble(new WebAssembly.Instance(module, {}), { sharing: { coordinator, redis: fleet }, load, defineStream, defineWorksheet });
+export { staleness } from "./platform/kept.js";

@@ -6,3 +6,4 @@ import { defineStream, defineWorksheet, load } from "./api/server-modules.js";
 import { coordinator } from "./platform/coordinator.js";
 
 export const { RetryClient, Budget, RetryError, replay } = assemble(new WebAssembly.Instance(module, {}), { sharing: { coordinator }, load, defineStream, defineWorksheet });
+export { staleness } from "./platform/kept.js";

@@ -145,6 +145,11 @@ impl BudgetBuilder {
     pub fn breaker(self) -> Self {
         BudgetBuilder(self.0.set("breaker", Loose::Bool(true)))
     }
+    /// At most this many requests of a scope on the wire at once (`maxInFlight`); the rest wait
+    /// for room in priority order while their deadlines allow.
+    pub fn max_in_flight(self, requests: u64) -> Self {
+        BudgetBuilder(self.0.number("maxInFlight", requests))
+    }
     /// No retry quota: retries are limited by attempts, deadline and tokens only.
     pub fn without_retry_quota(self) -> Self {
         BudgetBuilder(self.0.set("retryQuota", Loose::Bool(false)))

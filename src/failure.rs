@@ -70,6 +70,9 @@ pub fn explain(reason: Reason, limit: Option<Limit>) -> &'static str {
         Reason::Budget if limit == Some(Limit::RetryQuota) => {
             "the retry quota is spent: retries pause until successes pay it back"
         }
+        Reason::Budget if limit == Some(Limit::InFlight) => {
+            "the scope's maxInFlight requests were in flight until the deadline left no room"
+        }
         Reason::Budget => "the shared budget has no room before the deadline",
         Reason::Banned => "the provider has banned this scope",
         Reason::RateLimited => "throttled again after the provider's wait was honoured",

@@ -20,6 +20,9 @@ pub enum Decision {
     Sent,
     /// It was never sent; the record's `reason` says why.
     Refused,
+    /// The read failed (its `reason` says why) and its last good response was served instead,
+    /// marked stale (`staleIfErrorMs`).
+    Stale,
 }
 
 /// What was still pending when a timeout, the deadline or a store failure cut an attempt short.
@@ -117,6 +120,10 @@ pub struct AttemptRecord {
     /// server's close code and reason, or why it was replaced), redacted.
     #[serde(default)]
     pub dropped: Option<String>,
+    /// Of the record that says a read served its last good response (`staleIfErrorMs`): that
+    /// response's age, ms. Absent on every other record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale_age_ms: Option<u64>,
 }
 
 /// A response that set a scope-wide hold or ban, or the last failure that opened its breaker: which

@@ -77,6 +77,7 @@ prop_compose! {
             attempt, decision, operation, key, scope, method, url, decided_at_ms, start_ms, end_ms, outcome, status,
             window_ms, sampled_delay_ms, provider_wait_ms, retry_after, budget_wait_ms, planned_wait_ms, remaining_ms,
             evidence, reason, error, pending, store_error, limit, hedge, winner, held_by, dropped,
+            stale_age_ms: None,
         }
     }
 }

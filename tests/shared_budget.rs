@@ -142,6 +142,7 @@ fn a_breaker_and_many_scopes_cross_in_the_json_form() {
         quota_available: Some(7),
         queued: vec![(3, WALL + 9), (4, WALL + 10)],
         breaker,
+        room: None,
     };
     let state = SharedState {
         next_grant: 5,

@@ -26,6 +26,7 @@ const proxy :Workerd.Worker = (
     (name = "js/core/instance.js", esModule = embed "node_modules/retryline/js/core/instance.js"),
     (name = "js/core/wire.js", esModule = embed "node_modules/retryline/js/core/wire.js"),
     (name = "js/platform/describe.js", esModule = embed "node_modules/retryline/js/platform/describe.js"),
+    (name = "js/platform/kept.js", esModule = embed "node_modules/retryline/js/platform/kept.js"),
     (name = "js/core/calls.js", esModule = embed "node_modules/retryline/js/core/calls.js"),
     (name = "js/core/share.js", esModule = embed "node_modules/retryline/js/core/share.js"),
     (name = "js/core/clients.js", esModule = embed "node_modules/retryline/js/core/clients.js"),

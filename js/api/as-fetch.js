@@ -135,6 +135,8 @@ export async function call(client, fixed, RetryError, calledAt, input, init) {
     if (remaining < 1) throw timeoutError(`retryline: the timeout (${timeoutMs} ms) passed before the request was sent`);
     options.deadlineMs = Math.min(options.deadlineMs ?? Infinity, remaining);
   }
+  // A stale answer is never given where it could be taken as fresh: only if the defaults ask for it.
+  options.staleIfErrorMs ??= 0;
   // Under the client's, the family's and the call's own: the deadline is cut, the attempts must still start.
   options[FROM_AS_FETCH] = { minAttemptMs: remaining === undefined ? undefined : MIN_ATTEMPT_MS };
   try {

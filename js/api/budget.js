@@ -79,7 +79,8 @@ export function defineBudget(core, sharing) {
         keep?.close?.();
         throw error;
       }
-      const inner = { core, handle, shared: keep, share: kind === TABS ? share : undefined, label: keep?.label ?? "local" };
+      // ears: each live call's news, told when a slot of maxInFlight frees (js/executor/call.js).
+      const inner = { core, handle, shared: keep, share: kind === TABS ? share : undefined, label: keep?.label ?? "local", ears: new Set() };
       this.#inner = inner;
       budgets.set(this, inner);
       freed?.register(this, inner, this);
@@ -97,7 +98,8 @@ export function defineBudget(core, sharing) {
       return core.budgets.snapshot(inner.handle, now(), wall()).unreachable ? "unreachable" : inner.label;
     }
 
-    /** Each scope: tokens, retry quota, holds and bans with their ends (wall-clock ms), queued operations. */
+    /** Each scope: tokens, retry quota, holds and bans with their ends (wall-clock ms), queued
+     * operations, and under maxInFlight the requests on the wire and those waiting for room. */
     snapshot() {
       const inner = this.#inner;
       const { scopes, unreachable } = core.budgets.snapshot(inner.handle, now(), wall());

@@ -69,6 +69,8 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
         // What asFetch's default minAttemptMs yields to, and must fit within.
         policy: { minAttemptMs: read.core.policy?.minAttemptMs, deadlineMs: read.core.policy?.deadlineMs },
         store: read.store,
+        // Each read's last good response, for staleIfErrorMs (js/platform/kept.js).
+        kept: new Map(),
         patterns: read.patterns,
         redact: (text, url = false) => redact(c, text, url),
       };
@@ -215,6 +217,8 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
       fetch: c.fetch,
       signals,
       key: typeof given?.key === "string" ? given.key : undefined,
+      // The scope the caller named (a kept response is kept per scope).
+      scope: typeof given?.scope === "string" ? given.scope : undefined,
       // null: no family matched (the records say so); undefined: the client has none (absent).
       family: family?.name ?? (c.families.length === 0 ? undefined : null),
       waits: family?.waits,

@@ -17,6 +17,12 @@ export const QUERY = 7;
 export const REPORT = 8;
 export const DONE = 9;
 export const READ_BODY = 10;
+/** A slot of a scope's maxInFlight freed: every machine of the budget hears news and looks again. */
+export const WAKE = 14;
+/** Keep a copy of the response the call resolves with (staleIfErrorMs). */
+export const KEEP = 15;
+/** A failed read asks when its kept response was kept. */
+export const LOOK_STALE = 16;
 /** The call, its client or its budget was freed: nothing can step it again. */
 export const GONE = 255;
 /** How a call ended (a DONE's `how`). */
@@ -25,6 +31,7 @@ export const FAILED = 1;
 export const BODY_THREW = 2;
 export const RUNNING = 3;
 export const RECONCILED = 4;
+export const STALE = 5;
 /** What a call is for. */
 export const FETCH = 0;
 export const RECONCILE = 1;
@@ -52,6 +59,7 @@ const QUERY_ANSWER = 8;
 const TIMER = 9;
 const ABORT_EVENT = 10;
 const NEWS = 11;
+const STALE_KEPT = 12;
 
 /** The calls of `mem`; `shareEffect` (./share.js) reads the steps on a budget shared beyond this
  * realm, in the entries that have such budgets. */
@@ -82,9 +90,13 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
         return { type, wakeAt, records: mem.text() };
       case DONE: {
         const how = n(0);
-        return { type, wakeAt, how, attempt: n(1), escalated: n(1) === 1, json: how === SUCCESS || how === BODY_THREW ? undefined : mem.text() };
+        return { type, wakeAt, how, attempt: n(1), escalated: n(1) === 1, ageMs: n(1), json: how === SUCCESS || how === BODY_THREW ? undefined : mem.text() };
       }
+      case LOOK_STALE:
+        return { type, wakeAt, seq: n(0) };
       case READ_BODY:
+      case WAKE:
+      case KEEP:
       case GONE:
         return { type, wakeAt };
       default:
@@ -154,6 +166,8 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
     timer: (handle, now, wall) => feed(handle, TIMER, now, wall),
     abort: (handle, now, wall) => feed(handle, ABORT_EVENT, now, wall),
     news: (handle, now, wall) => feed(handle, NEWS, now, wall),
+    /** The kept response of a failed read was kept at wall time `at` (undefined: none is kept). */
+    staleKept: (handle, now, wall, seq, at) => feed(handle, STALE_KEPT, now, wall, [seq, at ?? -1]),
     /** The next effect. */
     poll: (handle) => effect(x.rl_call_poll(handle)),
     free: (handle) => x.rl_call_free(handle),

@@ -8,7 +8,9 @@ import { describe } from "../platform/describe.js";
 import { abortWith, attempt } from "../platform/attempt.js";
 import { tell } from "../platform/observers.js";
 import { disarm, driven, feed } from "./drive.js";
-import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING } from "../core/calls.js";
+import { keep, keptKey, markStale, served } from "../platform/kept.js";
+import { wall } from "../platform/clock.js";
+import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, WAKE, KEEP, LOOK_STALE, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING, STALE } from "../core/calls.js";
 
 /** Runs prepared call `call` (js/api/retry-client.js made it) to its settling. */
 export function run(call) {
@@ -23,7 +25,11 @@ export function run(call) {
         } catch {}
       }
     }
-    call.unlisten = call.c.budget.shared?.listen?.(() => feed(call, (m, h, t, w) => m.news(h, t, w)));
+    const news = () => feed(call, (m, h, t, w) => m.news(h, t, w));
+    call.unlisten = call.c.budget.shared?.listen?.(news);
+    // A freed slot of maxInFlight in this realm: the budget lets through whom it ranks first.
+    call.hearRoom = news;
+    call.c.budget.ears.add(news);
     // The first step waits for the caller's task to end: the deadline counts from the call, and a
     // request is not sent at once only to leave the process after a busy task has run out its time.
     const first = signals.length > 0 && aborted(signals) ? (m, h, t, w) => m.abort(h, t, w) : (m, h, t, w) => m.go(h, t, w);
@@ -60,6 +66,14 @@ function perform(call, effect) {
       return tell([call.c.onAttempt, call.onAttempt], effect.records, (records) => label(call, records));
     case DONE:
       return settle(call, effect);
+    case WAKE:
+      return wake(call.c.budget.ears);
+    case KEEP:
+      return void (call.keep = true);
+    case LOOK_STALE: {
+      const at = call.c.kept.get(keptKey(call))?.at;
+      return feed(call, (m, h, t, w) => m.staleKept(h, t, w, effect.seq, at));
+    }
     case READ_BODY:
       call.body = call.template.buffer();
       return follow(call.body.done, ([, [how, value]]) => {
@@ -72,6 +86,13 @@ function perform(call, effect) {
       // A store call, a status query, a step on a shared budget: none comes from the lean entry's core.
       return call.c.beyond.perform(call, effect, abandon);
   }
+}
+
+/** Every machine of the budget looks again, after the step that freed the slot has run out. */
+function wake(ears) {
+  queueMicrotask(() => {
+    for (const ear of [...ears]) ear();
+  });
 }
 
 /** Puts the retry to the caller's `shouldRetry`, with the attempt it follows. */
@@ -113,6 +134,7 @@ function end(call) {
   call.done = true;
   disarm(call);
   call.unlisten?.();
+  call.c.budget.ears.delete(call.hearRoom);
   for (const signal of call.onAbort === undefined ? [] : call.signals) {
     try {
       signal.removeEventListener("abort", call.onAbort);
@@ -129,14 +151,27 @@ function end(call) {
 }
 
 /** The call is over: everything it holds let go, the caller answered. */
-function settle(call, { how, attempt: winner, json, escalated }) {
+function settle(call, { how, attempt: winner, json, escalated, ageMs }) {
   const { c } = call;
   end(call);
-  if (how === SUCCESS) return call.resolve((call.flights.get(winner)?.received ?? call.last)?.forCaller(call.signals));
+  if (how === SUCCESS) {
+    const response = (call.flights.get(winner)?.received ?? call.last)?.forCaller(call.signals);
+    const key = call.keep === true ? keptKey(call) : undefined;
+    if (key !== undefined && response !== undefined) keep(c.kept, key, response, wall());
+    return call.resolve(response);
+  }
   if (how === BODY_THREW) return call.reject(call.bodyError);
   const out = JSON.parse(json);
+  if (how === STALE) {
+    const entry = c.kept.get(keptKey(call));
+    if (entry !== undefined) {
+      const response = served(entry, ageMs);
+      markStale(response, { ageMs, reason: out.reason, records: label(call, out.records) });
+      return call.resolve(response);
+    }
+  }
   if (how === RUNNING) return call.reject(new TypeError(out.message));
-  if (how !== FAILED) {
+  if (how !== FAILED && how !== STALE) {
     // A throwing callback must not lose the result.
     if (escalated) tell([c.onEscalation], `[${json}]`);
     return call.resolve(out);

@@ -18,6 +18,12 @@
 //! | 9 | done | how (0 success, 1 failed, 2 body threw, 3 running, 4 reconciled), attempt or escalated | its JSON |
 //! | 10 | read body | | |
 //! | 11–13 | a step on the shared budget | see [`super::share`] | |
+//! | 14 | wake: a slot of `maxInFlight` freed; tell the budget's other machines (news) | | |
+//! | 15 | keep: keep a copy of the response the call resolves with (`staleIfErrorMs`) | | |
+//! | 16 | look stale: when was this read's response kept? | seq | |
+//!
+//! A done's `how` 5 is a stale answer: its number is the kept response's age (ms), its JSON the
+//! failure's (the records end with the `stale` record).
 
 use super::io::{self, len, with_args};
 use super::share;
@@ -74,6 +80,7 @@ pub extern "C" fn rl_call_begin(client: u32, budget: u32) -> u32 {
                     names: owner.secrets.clone(),
                     matched: extra.iter().map(|s| (*s).to_owned()).collect(),
                 },
+                stale_ms: owner.stale_if_error_ms,
             };
             let reconciles = cfg!(feature = "reconcile");
             let call = match purpose as u32 {
@@ -130,6 +137,9 @@ fn fetch(
     lacking(&spec).map_err(|e| (e, 1.0))?;
     if let Some(read_body) = spec.read_body {
         settings.read_body = read_body;
+    }
+    if let Some(ms) = spec.stale_if_error_ms {
+        settings.stale_ms = ms;
     }
     let start = spec.start(method, url, scope, &settings.secrets);
     Ok(Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall))
@@ -206,6 +216,7 @@ fn resolve(
 /// | 9 | timer | |
 /// | 10 | abort | |
 /// | 11 | news | |
+/// | 12 | stale kept | seq, when the kept response was kept (wall ms; -1: none) |
 ///
 /// Returns the first effect's code (see the module); 0 if the call is gone.
 #[no_mangle]
@@ -256,6 +267,7 @@ pub extern "C" fn rl_call_event(handle: u32, event: u32) -> u32 {
             ),
             9 => Event::Timer,
             10 => Event::Abort,
+            12 => Event::StaleKept(a as u32, (b >= 0.0 && b.is_finite()).then(|| b as u64)),
             _ => Event::News,
         };
         (ms(now), ms(wall), event)
@@ -352,6 +364,7 @@ fn hand_out(effect: Effect, call: &Call) -> u32 {
                 Done::BodyThrew => (2.0, 0.0),
                 Done::Running => (3.0, 0.0),
                 Done::Reconciled => (4.0, flag(call.escalated())),
+                Done::Stale { age_ms } => (5.0, age_ms as f64),
             };
             io::numbers(&[how, number]);
             if !matches!(done, Done::Success { .. } | Done::BodyThrew) {
@@ -360,6 +373,12 @@ fn hand_out(effect: Effect, call: &Call) -> u32 {
             9
         }
         Effect::ReadBody => 10,
+        Effect::Wake => 14,
+        Effect::Keep => 15,
+        Effect::LookStale { seq } => {
+            io::numbers(&[f64::from(seq)]);
+            16
+        }
         Effect::Share(share) => share::hand_out(share),
     }
 }

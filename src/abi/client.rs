@@ -83,6 +83,7 @@ fn client(options: &Loose, entropy: f64) -> Result<Client, Invalid> {
     let mut draws = Vec::new();
     let mut secrets = Vec::new();
     let mut read_body = false;
+    let mut stale_if_error_ms = 0;
     for (field, value) in options.fields("options")? {
         match field.as_str() {
             "policy" => policy = Policy::read(value)?,
@@ -93,6 +94,8 @@ fn client(options: &Loose, entropy: f64) -> Result<Client, Invalid> {
             "readBody" => read_body = flag("readBody", value)?.unwrap_or(false),
             "redact" if value.is_absent() => {}
             "redact" => secrets = secret_names(value)?,
+            "staleIfErrorMs" if value.is_absent() => {}
+            "staleIfErrorMs" => stale_if_error_ms = millis("staleIfErrorMs", value)?,
             _ => return Err(InvalidOption::boxed(field, Problem::UnknownField)),
         }
     }
@@ -103,7 +106,7 @@ fn client(options: &Loose, entropy: f64) -> Result<Client, Invalid> {
     } else {
         seed
     });
-    Ok(Client { policy, draws: Draws::scripted(draws, seed), secrets, read_body, owner })
+    Ok(Client { policy, draws: Draws::scripted(draws, seed), secrets, read_body, owner, stale_if_error_ms })
 }
 
 /// `redact`: names (compared without case or separators) and `RegExp`s, which the glue tests.

@@ -18,6 +18,8 @@ pub struct Client {
     pub read_body: bool,
     /// Names this client in the leases it writes.
     pub owner: String,
+    /// `staleIfErrorMs`: how old a kept response its failed reads may serve (0: none).
+    pub stale_if_error_ms: u64,
 }
 
 impl Client {

@@ -9,7 +9,8 @@
 //! | `retryQuota` | on: 500, retry 5, after timeout 10, success +1 | `false` turns it off |
 //! | `usedWeightHeader` | none | response header with the provider's own count of weight used (e.g. `X-MBX-USED-WEIGHT-1M`) |
 //! | `breaker` | none | a circuit breaker per scope: `true` or `{ consecutiveFailures 5, failureRatio 0.5, windowMs 10000, minVolume 10, openMs 5000, maxOpenMs 60000, probes 1 }` |
-//! | `scopes` | none | per-scope overrides of `capacity`, `refillPerSecond`, `reserve`, `usedWeightHeader`, `breaker` |
+//! | `maxInFlight` | none (no cap) | requests of a scope on the wire at once; one that finds no room waits, in priority order, while its deadline allows |
+//! | `scopes` | none | per-scope overrides of `capacity`, `refillPerSecond`, `reserve`, `usedWeightHeader`, `breaker`, `maxInFlight` |
 
 use super::quota::QuotaConfig;
 use crate::input::read::{name, number, whole};
@@ -31,11 +32,20 @@ pub struct Limits {
     pub used_weight_header: Option<String>,
     /// The scope's circuit breaker (`None`: none, the default).
     pub breaker: Option<super::breaker::BreakerConfig>,
+    /// Requests on the wire at once (`None`: no cap, the default).
+    pub max_in_flight: Option<u64>,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { capacity: None, refill_milli: 0, reserve_permille: 200, used_weight_header: None, breaker: None }
+        Limits {
+            capacity: None,
+            refill_milli: 0,
+            reserve_permille: 200,
+            used_weight_header: None,
+            breaker: None,
+            max_in_flight: None,
+        }
     }
 }
 
@@ -110,7 +120,11 @@ impl BudgetConfig {
     }
 }
 
-const LIMIT_FIELDS: [&str; 5] = ["capacity", "refillPerSecond", "reserve", "usedWeightHeader", "breaker"];
+const LIMIT_FIELDS: [&str; 6] =
+    ["capacity", "refillPerSecond", "reserve", "usedWeightHeader", "breaker", "maxInFlight"];
+
+/// The most requests a scope may cap on the wire at once.
+const MAX_IN_FLIGHT: u64 = 1_000_000;
 
 /// Limits from `fields`, over those `limits` has (a scope inherits what it does not name).
 fn read_limits(limits: &mut Limits, fields: &[(&str, &Loose)]) -> Result<(), Invalid> {
@@ -136,6 +150,7 @@ fn read_limits(limits: &mut Limits, fields: &[(&str, &Loose)]) -> Result<(), Inv
             }
             "usedWeightHeader" => limits.used_weight_header = Some(name(field, value)?.to_ascii_lowercase()),
             "breaker" => limits.breaker = super::breaker::BreakerConfig::read(value)?,
+            "maxInFlight" => limits.max_in_flight = Some(whole(field, value, 1, MAX_IN_FLIGHT)?),
             _ => return Err(InvalidOption::boxed(field, Problem::UnknownField)),
         }
     }

@@ -26,6 +26,8 @@ pub mod latency;
 pub mod lease;
 pub mod meter;
 pub mod quota;
+pub mod room;
+mod room_budget;
 pub mod shared;
 pub mod sharing;
 mod snapshot;
@@ -82,6 +84,8 @@ pub enum Limit {
     RetryQuota,
     /// Not the budget: the caller's `policy.shouldRetry` declined a retry the core had admitted.
     ShouldRetry,
+    /// The scope's `maxInFlight` requests were on the wire until the latest start.
+    InFlight,
 }
 
 /// What an operation asks of the budget before an attempt.
@@ -149,6 +153,8 @@ struct ScopeState {
     latency: Option<Box<latency::Latency>>,
     /// Tokens taken from its own bucket (a fleet's realm: its share) that no coordinator has heard of.
     spent_alone: u64,
+    /// Its requests on the wire and its queue for room, if it caps them (`maxInFlight`).
+    room: Option<Box<room::Room>>,
 }
 
 impl ScopeState {
@@ -223,6 +229,7 @@ impl Budget {
                 meter: limits.capacity.map(|c| Meter::new(c, limits.refill_milli)),
                 quota: config.retry_quota.map(Quota::new),
                 breaker: limits.breaker.map(|c| Box::new(breaker::Breaker::new(c))),
+                room: limits.max_in_flight.map(|_| Box::default()),
                 ..ScopeState::default()
             }
         })
@@ -280,6 +287,9 @@ impl Budget {
     /// Returns the capacity of an attempt that was never sent.
     pub fn release(&mut self, scope: &str, grant: Grant) {
         let s = self.scope_mut(scope);
+        if let Some(room) = &mut s.room {
+            room.forget(grant.id);
+        }
         // Its retry-quota cost comes back whatever happened to the queue: a budget taken up from
         // another realm drops grants whose start has passed, and a retry never sent spends nothing.
         if let Some(quota) = &mut s.quota {
@@ -323,14 +333,22 @@ impl Budget {
     /// Its tokens stay spent: the meter charged them at dispatch and can't know it never left.
     /// Call it once per grant, instead of [`Budget::settle`].
     pub fn take_back(&mut self, scope: &str, grant: Grant) {
-        if let Some(quota) = &mut self.scope_mut(scope).quota {
+        let s = self.scope_mut(scope);
+        if let Some(room) = &mut s.room {
+            room.leave(grant.id);
+        }
+        if let Some(quota) = &mut s.quota {
             quota.refund(grant.quota_cost);
         }
     }
 
     /// The granted attempt ended: a success pays the retry quota back.
     pub fn settle(&mut self, scope: &str, grant: Grant, success: bool) {
-        let Some(quota) = &mut self.scope_mut(scope).quota else { return };
+        let s = self.scope_mut(scope);
+        if let Some(room) = &mut s.room {
+            room.leave(grant.id);
+        }
+        let Some(quota) = &mut s.quota else { return };
         match (success, grant.quota_cost) {
             (true, 0) => quota.credit(),
             (true, cost) => quota.refund(cost),

@@ -3,7 +3,18 @@
 //! realm, whose monotonic clock has another origin. The limits are not part of it: every realm
 //! that shares a budget builds it from the same options.
 
-use super::{Budget, ScopeState};
+use super::room::{Room, Waiter};
+use super::{Budget, Priority, ScopeState};
+
+/// A priority from its rank in a shared state (an unknown rank: the lowest).
+fn rank_of(rank: u64) -> Priority {
+    match rank {
+        3 => Priority::Reconcile,
+        2 => Priority::Order,
+        1 => Priority::Read,
+        _ => Priority::Refresh,
+    }
+}
 use crate::sorted_map::SortedMap;
 
 /// Everything that changes as a budget is used, in wall-clock Unix ms (µs for the bucket).
@@ -34,6 +45,18 @@ pub struct SharedScope {
     pub queued: Vec<(u64, u64)>,
     /// The circuit breaker's shared part, its open end in wall-clock ms (`None`: no breaker).
     pub breaker: Option<[u64; 5]>,
+    /// Of a scope with `maxInFlight`: requests on the wire (grant id, end in wall ms) and grants
+    /// waiting for room (id, priority rank, latest start in wall ms). `None`: no cap.
+    pub room: Option<SharedRoom>,
+}
+
+/// A scope's requests on the wire and its queue for room, in wall-clock ms.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SharedRoom {
+    /// Grant id, and when its attempt ends at the latest.
+    pub on_wire: Vec<(u64, u64)>,
+    /// Grant id, priority (0 refresh … 3 reconcile), latest start.
+    pub waiting: Vec<(u64, u64, u64)>,
 }
 
 /// Moves instants between this realm's monotonic clock and the wall clock, read together.
@@ -96,6 +119,10 @@ impl Budget {
                     parts[1] = if parts[1] > 0 { clocks.to_wall(parts[1]) } else { 0 };
                     parts
                 }),
+                room: s.room.as_ref().map(|room| SharedRoom {
+                    on_wire: room.on_wire.iter().map(|&(id, due)| (id, clocks.to_wall(due))).collect(),
+                    waiting: room.waiting.iter().map(|w| (w.id, w.priority as u64, clocks.to_wall(w.latest))).collect(),
+                }),
             })
             .collect();
         SharedState { next_grant: self.next_grant, scopes }
@@ -129,6 +156,22 @@ impl Budget {
             if let (Some(breaker), Some(mut parts)) = (&mut s.breaker, shared.breaker) {
                 parts[1] = clocks.to_mono(parts[1]);
                 breaker.take_up(parts);
+            }
+            if let (Some(room), Some(shared)) = (&mut s.room, &shared.room) {
+                let freed = room.freed;
+                **room = Room {
+                    on_wire: shared.on_wire.iter().map(|&(id, due)| (id, clocks.to_mono(due))).collect(),
+                    waiting: shared
+                        .waiting
+                        .iter()
+                        .map(|&(id, rank, latest)| Waiter {
+                            id,
+                            priority: rank_of(rank),
+                            latest: clocks.to_mono(latest),
+                        })
+                        .collect(),
+                    freed,
+                };
             }
             s.queued = SortedMap::new();
             for &(id, start) in &shared.queued {

@@ -332,7 +332,9 @@ impl<E> Bracket<E> {
             Sharing::Tabs => {
                 let Some((hold, ban)) = before else { return };
                 let (now_hold, now_ban) = budget.waits_wall(step.scope, now, wall);
-                let news = now_hold > hold.saturating_add(WALL_SLACK_MS) || now_ban > ban.saturating_add(WALL_SLACK_MS);
+                let news = now_hold > hold.saturating_add(WALL_SLACK_MS)
+                    || now_ban > ban.saturating_add(WALL_SLACK_MS)
+                    || budget.freed();
                 let state = crate::json::to_json(&budget.export(now, wall));
                 out.push(Share::Leave { state: Some(state), news });
             }

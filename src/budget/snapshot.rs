@@ -27,6 +27,12 @@ pub struct ScopeSnapshot {
     pub ban_remaining_ms: u64,
     /// Operations granted capacity that are still waiting to send.
     pub queued: usize,
+    /// The scope's cap on requests on the wire at once (`null`: no cap).
+    pub max_in_flight: Option<u64>,
+    /// Its requests on the wire now (`null`: no cap, not counted).
+    pub in_flight: Option<usize>,
+    /// Requests waiting for room under the cap (`null`: no cap).
+    pub waiting_for_room: Option<usize>,
     /// Its circuit breaker: `closed`, `open` or `half-open` (`null`: none).
     pub breaker: Option<&'static str>,
     /// When an open breaker lets its probe through, wall-clock Unix ms (`null`: not open).
@@ -61,6 +67,9 @@ impl Budget {
                     banned_until: (banned > 0).then(|| wall_now.saturating_add(banned)),
                     ban_remaining_ms: banned,
                     queued: s.queued.values().filter(|start| **start > now).count(),
+                    max_in_flight: self.limits(scope).max_in_flight,
+                    in_flight: s.room.as_ref().map(|room| room.on_wire_at(now)),
+                    waiting_for_room: s.room.as_ref().map(|room| room.waiting_at(now)),
                     breaker: s.breaker.as_ref().map(|b| b.name(now)),
                     breaker_open_until: open_until.filter(|u| *u > now).map(|u| wall_now.saturating_add(u - now)),
                     sharing: "local",

@@ -37,6 +37,9 @@ pub struct Settings {
     pub observed: bool,
     /// How the platform's words are redacted.
     pub secrets: Secrets,
+    /// `staleIfErrorMs`: a read that fails may serve its last good response up to this old, ms
+    /// (0: never); a read that succeeds is kept for that ([`Effect::Keep`]).
+    pub stale_ms: u64,
 }
 
 /// What the shell does next.
@@ -107,6 +110,18 @@ pub enum Effect {
         /// The first record not reported yet.
         from: usize,
     },
+    /// Keep a copy of the response this call resolves with (after `Done::Success`), by the scope,
+    /// method and URL: a later failed read of the same may serve it, marked stale.
+    Keep,
+    /// A failed read looks for its kept response (by scope, method and URL); answer
+    /// [`Event::StaleKept`] with when it was kept, or nothing.
+    LookStale {
+        /// Names the answer.
+        seq: u32,
+    },
+    /// A slot of a scope's `maxInFlight` freed while others waited for room: tell every machine of
+    /// the budget ([`Event::News`]); each looks again, and the budget lets through whom it ranks first.
+    Wake,
     /// The call is over.
     Done(Done),
 }
@@ -127,6 +142,12 @@ pub enum Done {
     Running,
     /// Resolve with the reconciliation's result ([`super::Call::outcome_json`]).
     Reconciled,
+    /// Resolve with the kept response, marked stale: it is `age_ms` old, and why the fresh read
+    /// failed is in [`super::Call::outcome_json`] (its records end with the `stale` record).
+    Stale {
+        /// The kept response's age, ms.
+        age_ms: u64,
+    },
 }
 
 /// What the shell saw of a request that came back.
@@ -174,6 +195,9 @@ pub enum Event {
     Abort,
     /// Another realm published a hold or ban on the shared budget: a sleeper looks again.
     News,
+    /// The answer to `LookStale` `seq`: when the kept response was kept (wall-clock Unix ms), if
+    /// one is.
+    StaleKept(u32, Option<u64>),
 }
 
 /// The clocks and the shared parts a step reads.

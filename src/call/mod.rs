@@ -28,6 +28,7 @@ mod keyed;
 mod reconcile;
 mod settle;
 mod spec;
+mod stale;
 mod steps;
 
 pub use effects::{Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
@@ -73,6 +74,8 @@ enum Stage {
     Looking { seq: u32 },
     /// Reconciliation: the store's state after them, then its update (`until`: the deadline).
     Keeping { seq: u32, update: bool },
+    /// A failed read waits for the shell to say when its kept response was kept.
+    Stale { seq: u32 },
     /// Settled.
     Done,
 }
@@ -190,7 +193,8 @@ impl Call {
         }
         let deadline = self.op.deadline_at();
         match self.stage {
-            Stage::Begun | Stage::Done => None,
+            // The shell answers a look for a kept response at once.
+            Stage::Begun | Stage::Done | Stage::Stale { .. } => None,
             Stage::LeaseWait { until } => Some(until.min(deadline)),
             Stage::Claiming { .. }
             | Stage::Buffering
@@ -224,8 +228,9 @@ impl Call {
             _ if matches!(self.stage, Stage::Done) => {}
             // Only a sleeper looks at news; a sleeper's look is a step.
             Event::News if !matches!(self.stage, Stage::Sleeping { .. }) => {}
-            // A head changes no shared state.
+            // A head changes no shared state; nor does a kept response.
             Event::Headed(attempt) => self.headed(attempt),
+            Event::StaleKept(seq, kept) => self.stale_kept(seq, kept, ctx.now, ctx.wall),
             event => self.bracketed(event, ctx),
         }
         if self.bracket.is_leaving() {
@@ -233,6 +238,10 @@ impl Call {
             self.held.append(&mut self.effects);
         }
         self.flush_shares();
+        if ctx.budget.take_freed() {
+            // First: after `Done` the shell holds nothing of the call to tell the others with.
+            crate::sorted_map::insert_at(&mut self.effects, 0, Effect::Wake);
+        }
     }
 
     /// Steps on `event` inside the shared budget's bracket (queued until the shell has it).
@@ -306,7 +315,7 @@ impl Call {
             Event::Timer => self.timer(ctx),
             Event::Abort => self.abort(ctx),
             Event::News => self.news(ctx),
-            Event::Entered(..) | Event::Headed(_) => {}
+            Event::Entered(..) | Event::Headed(_) | Event::StaleKept(..) => {}
         }
         self.report();
     }

@@ -53,12 +53,18 @@ impl Call {
 
     /// Settles: the records not reported yet, then `Done`.
     pub(super) fn done(&mut self) {
+        if self.look_stale() {
+            return;
+        }
         self.stage = Stage::Done;
         self.report();
         let done = match (self.purpose(), &self.refused, self.op.stopped()) {
             (_, Some(_), _) => Done::Failed,
             (Purpose::Fetch, None, Some(stop)) if stop.reason == Reason::Success => {
                 let winner = self.op.records().iter().rev().find(|r| r.is_sent() && r.reason == Some(Reason::Success));
+                if self.keeps() {
+                    self.effects.push(Effect::Keep);
+                }
                 Done::Success { attempt: winner.map_or(0, |r| r.attempt) }
             }
             (Purpose::Fetch, ..) => Done::Failed,

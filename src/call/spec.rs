@@ -27,6 +27,9 @@ pub struct CallSpec {
     pub weight: u32,
     /// `readBody`, if the call gives one.
     pub read_body: Option<bool>,
+    /// `staleIfErrorMs`, if the call gives one (0: none): how old a kept response a failed read
+    /// may serve, marked stale.
+    pub stale_if_error_ms: Option<u64>,
 }
 
 impl CallSpec {
@@ -40,6 +43,7 @@ impl CallSpec {
             scope: None,
             weight: 1,
             read_body: None,
+            stale_if_error_ms: None,
         }
     }
 
@@ -61,6 +65,7 @@ impl CallSpec {
                 "weight" => call.weight = whole(f, value, 1, u64::from(crate::budget::MAX_WEIGHT))? as u32,
                 "deadlineMs" => deadline = Some(millis(f, value)?),
                 "readBody" => call.read_body = flag(f, value)?,
+                "staleIfErrorMs" => call.stale_if_error_ms = Some(millis(f, value)?),
                 _ => return Err(InvalidOption::boxed(f, Problem::UnknownField)),
             }
         }

@@ -164,7 +164,7 @@ impl Call {
             Stage::Flying => self.flights_aborted(ctx),
             Stage::Looking { .. } => self.reconcile_cut(true, ctx),
             // What was learnt is kept: the store's update is not cut by the caller.
-            Stage::Finishing { .. } | Stage::Keeping { .. } | Stage::Done => {}
+            Stage::Finishing { .. } | Stage::Keeping { .. } | Stage::Stale { .. } | Stage::Done => {}
         }
     }
 

@@ -106,6 +106,7 @@ impl Strategy {
                     reserve_permille: 0,
                     used_weight_header: None,
                     breaker: None,
+                    max_in_flight: None,
                 },
                 ..BudgetConfig::unlimited()
             })),

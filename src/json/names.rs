@@ -76,7 +76,7 @@ impl FromLoose for Reason {
     }
 }
 
-named!(Decision { Decision::Sent => "sent", Decision::Refused => "refused" });
+named!(Decision { Decision::Sent => "sent", Decision::Refused => "refused", Decision::Stale => "stale" });
 
 impl Placeholder for Decision {
     fn placeholder() -> Self {
@@ -131,7 +131,7 @@ named!(Evidence {
     Evidence::NotFound => "not-found",
 });
 
-named!(Limit { Limit::Tokens => "tokens", Limit::RetryQuota => "retry-quota", Limit::ShouldRetry => "should-retry" });
+named!(Limit { Limit::Tokens => "tokens", Limit::RetryQuota => "retry-quota", Limit::ShouldRetry => "should-retry", Limit::InFlight => "in-flight" });
 
 named!(Priority {
     Priority::Refresh => "refresh",
@@ -149,8 +149,18 @@ named!(Jitter {
 
 /// The call options a `RequestInit` must not carry: the glue refuses them in `fetch`'s second
 /// argument by name (`signal` is both, and stays the platform's).
-pub const CALL_OPTIONS: [&str; 9] =
-    ["policy", "operation", "priority", "key", "scope", "weight", "deadlineMs", "readBody", "onAttempt"];
+pub const CALL_OPTIONS: [&str; 10] = [
+    "policy",
+    "operation",
+    "priority",
+    "key",
+    "scope",
+    "weight",
+    "deadlineMs",
+    "readBody",
+    "onAttempt",
+    "staleIfErrorMs",
+];
 
 /// The tables the wasm boundary's glue learns once, by field: each a list whose index is the code
 /// that crosses the boundary.

@@ -11,7 +11,8 @@ use crate::replay::ReplayReport;
 
 impl ToJson for AttemptRecord {
     fn write_json(&self, out: &mut String) {
-        Object::new(out)
+        let mut object = Object::new(out);
+        object
             .field("attempt", &self.attempt)
             .field("decision", &self.decision)
             .field("operation", &self.operation)
@@ -40,8 +41,11 @@ impl ToJson for AttemptRecord {
             .field("hedge", &self.hedge)
             .field("winner", &self.winner)
             .field("heldBy", &self.held_by)
-            .field("dropped", &self.dropped)
-            .end();
+            .field("dropped", &self.dropped);
+        if let Some(age) = self.stale_age_ms {
+            object.field("staleAgeMs", &age);
+        }
+        object.end();
     }
 }
 
@@ -80,6 +84,7 @@ impl FromLoose for AttemptRecord {
             winner: f.take("winner"),
             held_by: f.take("heldBy"),
             dropped: f.take("dropped"),
+            stale_age_ms: f.take("staleAgeMs"),
         };
         f.finish(record)
     }
@@ -156,6 +161,9 @@ impl ToJson for ScopeSnapshot {
             .field("bannedUntil", &self.banned_until)
             .field("banRemainingMs", &self.ban_remaining_ms)
             .field("queued", &self.queued)
+            .field("maxInFlight", &self.max_in_flight)
+            .field("inFlight", &self.in_flight)
+            .field("waitingForRoom", &self.waiting_for_room)
             .field("breaker", &self.breaker)
             .field("breakerOpenUntil", &self.breaker_open_until)
             .field("sharing", &self.sharing)

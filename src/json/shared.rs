@@ -6,10 +6,13 @@
 //! `[FORMAT, nextGrant, scopes, …]`, then for each scope: its name, `holdUntil`, `banUntil`,
 //! `bucketTatUs`, `meterLevelMicro`, `meterUpdatedAt`, `quotaAvailable` (each `null` when the
 //! scope has none), the number of queued grants and each one's `id, startAt`, and the breaker's
-//! five parts (or one `null`).
+//! five parts (or one `null`). Then, for each scope in the same order, its requests on the wire and
+//! its queue for room (`maxInFlight`): `null`, or the count of `id, endsAt` pairs and those pairs,
+//! then the count of `id, priorityRank, latestStart` triples and those. A reader of an earlier
+//! version stops before them, and a state without them has no requests on the wire.
 
 use super::FromLoose;
-use crate::budget::shared::{SharedScope, SharedState};
+use crate::budget::shared::{SharedRoom, SharedScope, SharedState};
 use crate::input::read::{text, whole};
 use crate::input::{Invalid, InvalidOption, Loose, Problem, MAX_SAFE_INTEGER};
 use crate::json::{push_u64, ToJson};
@@ -55,7 +58,27 @@ impl ToJson for SharedState {
                 None => out.push_str(",null"),
             }
         }
+        if self.scopes.iter().any(|s| s.room.is_some()) {
+            for s in &self.scopes {
+                write_room(out, s.room.as_ref());
+            }
+        }
         out.push(']');
+    }
+}
+
+fn write_room(out: &mut String, room: Option<&SharedRoom>) {
+    let Some(room) = room else { return out.push_str(",null") };
+    number(out, room.on_wire.len() as u64);
+    for &(id, due) in &room.on_wire {
+        number(out, id);
+        number(out, due);
+    }
+    number(out, room.waiting.len() as u64);
+    for &(id, rank, latest) in &room.waiting {
+        number(out, id);
+        number(out, rank);
+        number(out, latest);
     }
 }
 
@@ -113,7 +136,34 @@ impl<'a> Cursor<'a> {
             None => None,
             Some(first) => Some([first, self.number()?, self.number()?, self.number()?, self.number()?]),
         };
-        Ok(SharedScope { scope, hold_until, ban_until, bucket_tat_us, meter, quota_available, queued, breaker })
+        Ok(SharedScope {
+            scope,
+            hold_until,
+            ban_until,
+            bucket_tat_us,
+            meter,
+            quota_available,
+            queued,
+            breaker,
+            room: None,
+        })
+    }
+
+    /// A scope's requests on the wire and its queue for room, or `None` for `null`.
+    fn room(&mut self) -> Result<Option<SharedRoom>, Invalid> {
+        let Some(count) = self.optional()? else { return Ok(None) };
+        let mut room = SharedRoom::default();
+        match count.checked_mul(2) {
+            Some(needed) if needed <= self.0.len() as u64 => {}
+            _ => return Err(malformed()),
+        }
+        for _ in 0..count {
+            room.on_wire.push((self.number()?, self.number()?));
+        }
+        for _ in 0..self.count(3)? {
+            room.waiting.push((self.number()?, self.number()?, self.number()?));
+        }
+        Ok(Some(room))
     }
 }
 
@@ -138,6 +188,12 @@ impl FromLoose for SharedState {
         let mut scopes = Vec::new();
         for _ in 0..cursor.count(9)? {
             scopes.push(cursor.scope()?);
+        }
+        // An earlier version's state ends here.
+        if cursor.0.len() > 0 {
+            for scope in &mut scopes {
+                scope.room = cursor.room()?;
+            }
         }
         Ok(SharedState { next_grant, scopes })
     }

@@ -75,6 +75,11 @@ impl Operation {
             Ok(grant) => grant,
             Err(limit) => return self.refuse_hedge(record, Reason::Budget, Some(limit)),
         };
+        // A hedge counts like any request, and never waits for room: it is late already.
+        if budget.room(&scope, &grant, now, now) != crate::budget::room::Admit::Go {
+            budget.release(&scope, grant);
+            return self.refuse_hedge(record, Reason::Budget, Some(Limit::InFlight));
+        }
         if budget.breaker_admit(&scope, now, false, self.attempt_timeout(now)).is_err() {
             budget.release(&scope, grant);
             return self.refuse_hedge(record, Reason::CircuitOpen, None);
@@ -84,6 +89,7 @@ impl Operation {
             budget.breaker_release(&scope);
             return self.refuse_hedge(record, Reason::Budget, Some(Limit::Tokens));
         }
+        budget.board(&scope, &grant, now.saturating_add(self.attempt_timeout(now)));
         if let (true, Phase::InFlight { record: first, .. }) = (self.race.is_empty(), &self.phase) {
             self.race.push(first.attempt);
         }

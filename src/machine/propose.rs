@@ -2,6 +2,7 @@
 //! budget, in that order — and then: send now, sleep first, or refuse.
 
 use super::{Action, Operation, Phase, Proposal};
+use crate::budget::room::Admit;
 use crate::budget::{Ask, Budget, Grant, Limit};
 use crate::draw::Draws;
 use crate::gate::{self, Fit};
@@ -43,6 +44,7 @@ impl Operation {
             winner: None,
             held_by: None,
             dropped: None,
+            stale_age_ms: None,
         }
     }
 
@@ -144,6 +146,23 @@ impl Operation {
 
     pub(super) fn send(&mut self, now: u64, mut record: AttemptRecord, grant: Grant, budget: &mut Budget) -> Action {
         let reconcile = self.start.priority == crate::budget::Priority::Reconcile;
+        // A stream's socket stays open for hours: the cap is on requests, not connections.
+        if !self.start.kind.is_stream() {
+            let latest = gate::latest_start(self.start.policy.admission_ms(), self.deadline_at);
+            match budget.room(&self.start.scope, &grant, now, latest) {
+                Admit::Go => {}
+                Admit::Wait { until } => {
+                    record.planned_wait_ms = self.elapsed(until).saturating_sub(record.decided_at_ms);
+                    self.phase = Phase::Sleeping { until, grant, record };
+                    return Action::Sleep { until };
+                }
+                Admit::Full => {
+                    budget.release(&self.start.scope, grant);
+                    record.limit = Some(Limit::InFlight);
+                    return self.refuse_on_wake(now, record, Reason::Budget, now);
+                }
+            }
+        }
         if let Err(ms) = budget.breaker_admit(&self.start.scope, now, reconcile, self.attempt_timeout(now)) {
             // Opened (or its probe went) while this one waited: refused, its wait until the probe.
             budget.release(&self.start.scope, grant);
@@ -163,6 +182,7 @@ impl Operation {
             self.phase = Phase::Sleeping { until: resume, grant, record };
             return Action::Sleep { until: resume };
         }
+        budget.board(&self.start.scope, &grant, now.saturating_add(self.attempt_timeout(now)));
         record.decision = Decision::Sent;
         record.start_ms = self.elapsed(now);
         self.after_provider_wait = record.provider_wait_ms > 0;

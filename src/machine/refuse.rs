@@ -47,3 +47,33 @@ impl Operation {
         Action::Stop(self.halt(now, reason))
     }
 }
+
+impl Operation {
+    /// Whether a stop for `reason` may serve a kept response instead (`staleIfErrorMs`): only a
+    /// read, and only when the provider could not give a current answer — never for a response
+    /// that says repeating cannot help, a caller's abort, or an order.
+    pub fn may_serve_stale(&self, reason: Reason) -> bool {
+        self.start.kind == crate::classify::OperationKind::Read
+            && matches!(
+                reason,
+                Reason::Deadline
+                    | Reason::Attempts
+                    | Reason::Budget
+                    | Reason::Banned
+                    | Reason::CircuitOpen
+                    | Reason::RateLimited
+                    | Reason::ProviderWait
+            )
+    }
+
+    /// The record that says the failed read served its kept response, `age_ms` old, at `now`; its
+    /// `reason` is why the fresh read failed.
+    pub fn note_stale(&mut self, now: u64, reason: Reason, age_ms: u64) {
+        let mut record = self.proposed_record(now, super::Proposal::default());
+        record.decision = Decision::Stale;
+        record.start_ms = record.decided_at_ms;
+        record.reason = Some(reason);
+        record.stale_age_ms = Some(age_ms);
+        self.records.push(record);
+    }
+}

@@ -13,7 +13,9 @@ impl Operation {
         };
         let (until, grant, mut record) = (*until, *grant, record.clone());
         let scope = self.start.scope.clone();
-        if now < until {
+        // A wait for room is woken when a slot frees: it looks again at once.
+        let for_room = budget.waits_for_room(&scope, &grant);
+        if now < until && !for_room {
             // Woken early (another tab published a hold or ban): a ban ends the wait now, a
             // longer hold lengthens it, anything else leaves it as it was.
             let (banned, held) = (budget.ban_remaining(&scope, now), budget.hold_remaining(&scope, now));
@@ -43,6 +45,11 @@ impl Operation {
         }
         if !gate::fits(now, self.start.policy.admission_ms(), self.deadline_at) {
             budget.release(&scope, grant);
+            // Its timer came late to a wait for room that never came: the cap is why.
+            if for_room {
+                record.limit = Some(crate::budget::Limit::InFlight);
+                return self.refuse_on_wake(now, record, Reason::Budget, now);
+            }
             return self.refuse_on_wake(now, record, Reason::Deadline, now);
         }
         self.send(now, record, grant, budget)

@@ -36,6 +36,8 @@ enum Happening {
     Timer,
     CallerAbort,
     BodyRead,
+    /// No response is kept in a transcript's world.
+    NoneKept(u32),
 }
 
 /// What the world did and what the call reported: the log and the records.
@@ -127,6 +129,7 @@ pub fn play_call(t: &Value) -> Played {
         asks: t.get("shouldRetry").is_some(),
         observed: true,
         secrets: Secrets::default(),
+        stale_ms: spec.stale_if_error_ms.unwrap_or(0),
     };
     let purpose = match call.get("purpose").and_then(Value::as_str) {
         Some("reconcile") => Purpose::Reconcile,
@@ -221,6 +224,7 @@ pub fn play_call(t: &Value) -> Played {
             Happening::Answered(seq, answer) => Event::Answered(seq, answer),
             Happening::Queried(attempt, answer) => Event::QueryAnswer(attempt, answer),
             Happening::BodyRead => Event::BodyRead(true),
+            Happening::NoneKept(seq) => Event::StaleKept(seq, None),
         };
         let mut ctx = Ctx { now: world.now, wall: wall_start + world.now, draws: &mut draws, budget: &mut budget };
         machine.handle(event, &mut ctx);
@@ -335,6 +339,7 @@ fn perform(world: &mut World, machine: &mut Call) {
                         format!("rejected {}", out["reason"].as_str().unwrap_or("?"))
                     }
                     Done::Running => "rejected TypeError".into(),
+                    Done::Stale { age_ms } => format!("resolved stale {age_ms}"),
                     Done::BodyThrew => "rejected the body's error".into(),
                     Done::Reconciled => {
                         let out: Value = serde_json::from_str(&machine.outcome_json()).expect("the result's JSON");
@@ -348,7 +353,8 @@ fn perform(world: &mut World, machine: &mut Call) {
                 return;
             }
             Effect::ReadBody => world.microtasks.push_back(Happening::BodyRead),
-            Effect::Share(_) => {}
+            Effect::LookStale { seq } => world.microtasks.push_back(Happening::NoneKept(seq)),
+            Effect::Share(_) | Effect::Wake | Effect::Keep => {}
         }
     }
     let wake = machine.poll_timeout();

@@ -49,6 +49,7 @@ impl Client {
             asks: should_retry.is_some(),
             observed: self.executor.observer.is_some(),
             secrets: Secrets::default(),
+            stale_ms: 0,
         };
         let call = Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall);
         let with = With { request: Some(request), waits: spec.waits, signals, should_retry, query: None };

@@ -73,7 +73,8 @@ pub(super) async fn settled(mut running: Running) -> Settled {
             let message = Fields::of(&outcome).and_then(|f| f.read::<String>("message"));
             Settled::Thrown(type_error(&message.unwrap_or_default()))
         }
-        Done::Failed => {
+        // The Rust API keeps no responses yet: a stale answer never comes (see executor/call.rs).
+        Done::Failed | Done::Stale { .. } => {
             let response = last.and_then(|r| r.for_error().dyn_into::<web_sys::Response>().ok());
             Settled::Stopped(Box::new(stopped(&call, response)))
         }

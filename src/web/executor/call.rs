@@ -68,6 +68,8 @@ struct Calling {
     listening: Option<Listening>,
     /// News of a hold or ban under the budget's share name.
     heard: Option<Rc<Heard>>,
+    /// News that a slot of the budget's `maxInFlight` freed in this realm.
+    room: Rc<Heard>,
     requests: Requests,
     queries: Vec<(u32, AbortController, Found)>,
     body: Option<BodyRead>,
@@ -84,7 +86,9 @@ impl Running {
         let signals = AbortWatch::new(std::mem::take(&mut with.signals));
         let (listening, heard) = (signals.listen(), exec.share.as_ref().map(tabs::hear));
         let (requests, queries, body, body_error, last) = Default::default();
-        let calling = Calling { with, signals, listening, heard, requests, queries, body, body_error, last, header };
+        let room = tabs::hear_local(budget_at(exec));
+        let calling =
+            Calling { with, signals, listening, heard, room, requests, queries, body, body_error, last, header };
         Running(Driven::new(call, calling, (), exec.clone()))
     }
 
@@ -147,6 +151,13 @@ impl Carrier for Calling {
                 run.exec.report(run.machine.records().get(from..).unwrap_or_default());
                 None
             }
+            Effect::Wake => {
+                tabs::tell_local(budget_at(&run.exec));
+                None
+            }
+            // The Rust API keeps no responses yet: a failed read finds none kept, and rejects.
+            Effect::Keep => None,
+            Effect::LookStale { seq } => Some(Event::StaleKept(seq, None)),
             Effect::Done(done) => {
                 let (last, body_error) = (me.last.take().map(|(_, r)| r), me.body_error.take());
                 return Some(Ended { done, last, body_error, signals: me.signals.signals().to_vec() });
@@ -168,7 +179,7 @@ impl Carrier for Calling {
             came.push(Event::Timer);
         }
         let me = &mut run.carrier;
-        if me.heard.as_ref().is_some_and(|heard| heard.poll_news(cx)) {
+        if me.heard.as_ref().is_some_and(|heard| heard.poll_news(cx)) | me.room.poll_news(cx) {
             came.push(Event::News);
         }
         if let (Some(body), Some(request)) = (me.body.as_mut(), me.with.request.as_mut()) {
@@ -239,6 +250,11 @@ fn ask(run: &mut Run<Calling>, seq: u32, record: AttemptRecord, error: Option<St
 }
 
 /// What came of request `attempt`, as the machine hears it: a response becomes the latest.
+/// The budget's address: the machines that share it hear its freed slots.
+fn budget_at(exec: &Rc<Executor>) -> usize {
+    Rc::as_ptr(&exec.budget) as *const () as usize
+}
+
 fn heard(attempt: u32, came: Came, last: &mut Option<(u32, Received)>) -> Event {
     match came {
         Came::Headed => Event::Headed(attempt),

@@ -210,3 +210,36 @@ fn tell(name: &str) {
         heard.tell();
     }
 }
+
+thread_local! {
+    /// The live machines of each budget in this realm (by its address), for a freed slot's news.
+    static LOCAL_EARS: RefCell<Vec<(usize, Vec<Weak<Heard>>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A live machine's ear for news of budget `at` within this realm (a slot of `maxInFlight` freed).
+pub fn hear_local(at: usize) -> Rc<Heard> {
+    let heard = Rc::new(Heard::default());
+    LOCAL_EARS.with(|ears| {
+        let Ok(mut ears) = ears.try_borrow_mut() else { return };
+        ears.retain_mut(|(_, live)| {
+            live.retain(|ear| ear.strong_count() > 0);
+            !live.is_empty()
+        });
+        match ears.iter_mut().find(|(a, _)| *a == at) {
+            Some((_, live)) => live.push(Rc::downgrade(&heard)),
+            None => ears.push((at, vec![Rc::downgrade(&heard)])),
+        }
+    });
+    heard
+}
+
+/// Tells every live machine of budget `at` in this realm to look again.
+pub fn tell_local(at: usize) {
+    let live: Vec<Rc<Heard>> = LOCAL_EARS.with(|ears| {
+        let Ok(ears) = ears.try_borrow() else { return Vec::new() };
+        ears.iter().filter(|(a, _)| *a == at).flat_map(|(_, live)| live.iter().filter_map(Weak::upgrade)).collect()
+    });
+    for heard in live {
+        heard.tell();
+    }
+}

@@ -1,0 +1,65 @@
+// A client's last good response of each read (`staleIfErrorMs`), by scope, method, URL and request
+// headers: the core says when to keep one and whether a kept one may be served; this holds the
+// bytes. A response whose headers differ (another account's key) is another entry: a kept answer
+// is never served to a request it did not answer. Bounded: the oldest goes first.
+
+/** Entries kept per client at most (docs/client.md). */
+export const MAX_KEPT = 256;
+
+/** The entry's name for the call's request (its scope as the caller named it, else its URL's). */
+export function keptKey(call) {
+  const { template } = call;
+  let headers = "[]";
+  try {
+    if (template.request !== null) headers = JSON.stringify([...template.request.headers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  } catch {
+    return undefined; // headers that cannot be read: nothing is kept or served
+  }
+  return `${call.scope ?? ""}\n${template.method}\n${template.url}\n${headers}`;
+}
+
+/** Keeps a copy of `response` under `key` once its body is read, at wall time `at`. */
+export function keep(kept, key, response, at) {
+  let copy;
+  try {
+    copy = response.clone();
+  } catch {
+    return; // a response that cannot be copied (a caller's fetch's own object) is not kept
+  }
+  Promise.resolve()
+    .then(() => copy.arrayBuffer())
+    .then(
+      (body) => {
+        const headers = [];
+        for (const pair of copy.headers) headers.push(pair);
+        kept.delete(key);
+        kept.set(key, { at, status: copy.status, statusText: copy.statusText, headers, body });
+        if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value);
+      },
+      () => {},
+    );
+}
+
+/** A new Response from the entry, with its `Age` (whole seconds, RFC 9111 §5.1). */
+export function served(entry, ageMs) {
+  const headers = new Headers(entry.headers);
+  headers.set("age", String(Math.floor(ageMs / 1000)));
+  const empty = entry.status === 204 || entry.status === 205 || entry.status === 304;
+  return new Response(empty ? null : entry.body.slice(0), { status: entry.status, statusText: entry.statusText, headers });
+}
+
+// The mark of a response served stale, kept beside it, never on it: a Response the caller made is
+// never stale.
+const marks = new WeakMap();
+
+/** `staleness(response)`: `null` for a fresh response; `{ ageMs, reason, records }` for a read's last
+ * good answer served because the fresh read failed (`reason` says why). */
+export function staleness(response) {
+  if (response === null || typeof response !== "object") return null;
+  return marks.get(response) ?? null;
+}
+
+/** Marks `response` as served stale. */
+export function markStale(response, mark) {
+  marks.set(response, Object.freeze(mark));
+}
