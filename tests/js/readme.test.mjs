@@ -101,7 +101,7 @@ const statuses = (path, method) => mock.requests({ path, method }).map((r) => r.
 
 const expectations = [
   {
-    marker: "const quotes = new RetryClient({ staleIfErrorMs: 30_000, policy: { maxAttempts: 2, deadlineMs: 10_000 } });",
+    marker: "const quotes = new RetryClient({ staleIfErrorMs: 30_000, policy: { maxAttempts: 2, deadlineMs: 6_000 } });",
     title: "the last good answer: the second poll fails twice at the server and serves the first's, marked stale",
     async run(block) {
       mock.script(PRICE, [{ status: 200, body: price }, { status: 503 }, { status: 503 }]);
