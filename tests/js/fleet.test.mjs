@@ -267,16 +267,22 @@ for (const busy of [false, true]) {
   });
 }
 
+/** How long Redis sleeps: a wait of 250 ms counts a late tick of its event loop as at most 50 ms. */
+const SLEEP_MS = 3000;
+
 async function sleepingRedis(busy) {
-  const flooding = fleet(2, `/fleet/slow-${busy}`, 4500, { share: `slow-${busy}` });
+  const flooding = fleet(2, `/fleet/slow-${busy}`, 6000, { share: `slow-${busy}` });
   await flooding.began;
   await new Promise((r) => setTimeout(r, 1000));
   const asleep = performance.now();
-  redis.command("DEBUG", "SLEEP", "1.5"); // redis-cli blocks this process too: the children run on
-  assert.ok(performance.now() - asleep >= 1400, "Redis slept");
+  redis.command("DEBUG", "SLEEP", String(SLEEP_MS / 1000)); // redis-cli blocks this process too: the children run on
+  assert.ok(performance.now() - asleep >= SLEEP_MS - 100, "Redis slept");
   const results = await flooding;
   for (const r of results) {
-    assert.ok(r.sharings.some(([, s]) => s === "unreachable"), `it stopped waiting: ${JSON.stringify(r.sharings)}`);
+    // A process whose loop ran so late that five of its ticks outlast the sleep took it for its own
+    // load, by design (a loaded event loop is not an outage): the control timer says which.
+    const absorbed = 5 * (r.lagMs + 25) >= SLEEP_MS;
+    assert.ok(absorbed || r.sharings.some(([, s]) => s === "unreachable"), `it stopped waiting: ${JSON.stringify(r.sharings)} (event loop ${r.lagMs} ms late)`);
     assert.equal(r.sharing, "redis", "and rejoined");
     // One step's visits (before and after it) are each waited for at most CONTACT_MS.
     assert.ok(r.longestMs <= policy.deadlineMs + r.lagMs + 50, `a call took ${r.longestMs} ms`);
