@@ -149,6 +149,8 @@ export interface AttemptRecord {
   family?: string | null;
   /** Of the last record of a read that served its kept response (decision "stale"): that response's age, ms. */
   staleAgeMs?: number;
+  /** The call joined the same read already running (`coalesce`): these are that operation's records. */
+  joined?: boolean;
 }
 
 /** What a family's functions are given of a request. */
@@ -176,6 +178,8 @@ export interface Family {
   docs?: { url?: string; checked?: string; final?: number[] };
   /** Its reads' `staleIfErrorMs` (see CallOptions). */
   staleIfErrorMs?: number;
+  /** Its reads' `coalesce` (see CallOptions). */
+  coalesce?: boolean;
 }
 
 /** One worksheet row (`family` null: requests no family matches). */
@@ -250,6 +254,8 @@ export interface ClientOptions {
   readBody?: boolean;
   /** The default of `staleIfErrorMs` for every read (see CallOptions). Default 0: never stale. */
   staleIfErrorMs?: number;
+  /** The default of `coalesce` for every read (see CallOptions). Default false. */
+  coalesce?: boolean;
 }
 
 /** A store for keyed operations. */
@@ -323,6 +329,15 @@ export interface CallOptions {
    * that said repeating cannot help (a 404), and with `asFetch` only if its defaults ask. Default 0: never.
    */
   staleIfErrorMs?: number;
+  /**
+   * A GET or HEAD read without a body or key joins the same read already running under the same budget — same
+   * scope, method, URL and request headers (trace headers aside) — instead of sending its own: one sequence of
+   * attempts serves every caller. Each gets its own Response (its body a branch of one tee) and the same records,
+   * marked `joined: true`; its abort, or a deadline earlier than the running read's, rejects it alone; the request
+   * is aborted when its last caller has left. A caller whose deadline is later gets the running read's outcome.
+   * Orders and idempotent writes never join. Default false.
+   */
+  coalesce?: boolean;
 }
 
 /** Call options for every request of an `asFetch` function, plus `describe`. */

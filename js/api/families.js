@@ -7,7 +7,7 @@ import { describe } from "../platform/describe.js";
 import { field, optionKeys, wrongType } from "./invalid.js";
 import { splitPolicy } from "./predicate.js";
 
-const FIELDS = new Set(["name", "match", "operation", "scope", "weight", "priority", "policy", "key", "docs", "providerWaitHeaders", "staleIfErrorMs"]);
+const FIELDS = new Set(["name", "match", "operation", "scope", "weight", "priority", "policy", "key", "docs", "providerWaitHeaders", "staleIfErrorMs", "coalesce"]);
 
 /** A URL pattern string (URLPattern syntax: `*` any run, `:name` one path segment) as a RegExp
  * over the URL; the query and fragment count only where the pattern names them. */

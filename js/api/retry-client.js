@@ -194,7 +194,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
     if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("fetch: the client or its budget was freed");
     const onAttempt = call?.onAttempt;
     const shouldRetry = call?.shouldRetry ?? family?.shouldRetry ?? c.shouldRetry;
-    const { handle, header } = core.calls.begin({
+    const { handle, header, caller } = core.calls.begin({
       client: c.handle,
       budget: c.budget.handle,
       now: t,
@@ -208,11 +208,13 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
       scope,
       options: given,
       extra: c.patterns.length > 0 ? matchedNames(c, template.url) : "",
+      headers: template.headerFields(),
     }, "fetch options");
     return {
       client,
       c,
       handle,
+      caller,
       template,
       fetch: c.fetch,
       signals,

@@ -23,6 +23,8 @@ export const WAKE = 14;
 export const KEEP = 15;
 /** A failed read asks when its kept response was kept. */
 export const LOOK_STALE = 16;
+/** A caller of a coalesced read leaves before its outcome (0: the one who began it). */
+export const RELEASE = 17;
 /** The call, its client or its budget was freed: nothing can step it again. */
 export const GONE = 255;
 /** How a call ended (a DONE's `how`). */
@@ -60,6 +62,7 @@ const TIMER = 9;
 const ABORT_EVENT = 10;
 const NEWS = 11;
 const STALE_KEPT = 12;
+const LEAVE = 13;
 
 /** The calls of `mem`; `shareEffect` (./share.js) reads the steps on a budget shared beyond this
  * realm, in the entries that have such budgets. */
@@ -94,6 +97,8 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
       }
       case LOOK_STALE:
         return { type, wakeAt, seq: n(0) };
+      case RELEASE:
+        return { type, wakeAt, caller: n(0), json: mem.text() };
       case READ_BODY:
       case WAKE:
       case KEEP:
@@ -115,8 +120,8 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
   return {
     /** Begins a call; its handle and the used-weight header it reads (undefined: none). Throws the
      * core's TypeError or RangeError, named by `where` (reconcile: `where[argument]`). */
-    begin({ client, budget, now, wall, purpose = FETCH, hasBody = false, asks = false, observed = false, url = "", method = "", scope, options, extra = "", key, state }, where) {
-      const texts = [url, method, scope, undefined, extra, undefined, undefined];
+    begin({ client, budget, now, wall, purpose = FETCH, hasBody = false, asks = false, observed = false, url = "", method = "", scope, options, extra = "", key, state, headers }, where) {
+      const texts = [url, method, scope, undefined, extra, undefined, undefined, headers];
       const numbers = [];
       for (const [at, value] of [[3, options], [5, key], [6, state]]) {
         if (value === undefined || value === null) continue;
@@ -132,9 +137,12 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
         if (typeof where === "function") throw where(mem);
         throw invalid(mem, where);
       }
-      return { handle, header: mem.number(0) === 1 ? mem.text() : undefined };
+      // `caller` > 0: the read joined the running call `handle` (coalesce).
+      const caller = mem.number(1);
+      return { handle, caller, header: mem.number(0) === 1 ? mem.text() : undefined };
     },
     go: (handle, now, wall) => feed(handle, GO, now, wall),
+    leave: (handle, now, wall, caller) => feed(handle, LEAVE, now, wall, [caller]),
     entered(handle, now, wall, seq, state) {
       if (state === undefined || state === null) return feed(handle, ENTERED, now, wall, [seq, ABSENT]);
       const { lengths, numbers } = mem.putValues([], [state]);

@@ -10,12 +10,16 @@ import { tell } from "../platform/observers.js";
 import { disarm, driven, feed } from "./drive.js";
 import { keep, keptKey, markStale, served } from "../platform/kept.js";
 import { wall } from "../platform/clock.js";
-import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, WAKE, KEEP, LOOK_STALE, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING, STALE } from "../core/calls.js";
+import { copies, followSignal, joinRun, release, runsOf, takersOf } from "./coalesced.js";
+import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, WAKE, KEEP, LOOK_STALE, RELEASE, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING, STALE } from "../core/calls.js";
 
 /** Runs prepared call `call` (js/api/retry-client.js made it) to its settling. */
 export function run(call) {
+  // The core joined it to the same read running: it waits on that one's outcome.
+  if (call.caller > 0) return joinRun(call);
   return new Promise((resolve, reject) => {
     Object.assign(call, driven(call.c.core.calls, perform), { resolve, reject, flights: new Map(), last: undefined });
+    runsOf(call.c.core).set(call.handle, call);
     const { signals } = call;
     if (signals.length > 0) {
       call.onAbort = () => feed(call, (m, h, t, w) => m.abort(h, t, w));
@@ -63,7 +67,13 @@ function perform(call, effect) {
     case ASK:
       return ask(call, effect);
     case REPORT:
-      return tell([call.c.onAttempt, call.onAttempt], effect.records, (records) => label(call, records));
+      tell([call.c.onAttempt, call.onAttempt], effect.records, (records) => label(call, records));
+      for (const { call: joined } of call.joiners?.values() ?? []) {
+        tell([joined.c === call.c ? undefined : joined.c.onAttempt, joined.onAttempt], effect.records, (records) => label(joined, records, true));
+      }
+      return;
+    case RELEASE:
+      return release(call, effect, label);
     case DONE:
       return settle(call, effect);
     case WAKE:
@@ -114,10 +124,14 @@ function ask(call, { seq, record, error }) {
   follow(asked, ([how, value]) => answer(how === FULFILLED && value !== false, how === REJECTED ? describe(value) : undefined));
 }
 
-/** Each record says which endpoint family its call ran under (null: the client's defaults). */
-function label(call, records) {
-  if (call.family === undefined || !Array.isArray(records)) return records;
-  for (const record of records) record.family = call.family;
+/** Each record says which endpoint family its call ran under (null: the client's defaults), and
+ * whether the call joined another's (coalesce). */
+function label(call, records, joined = false) {
+  if ((call.family === undefined && !joined) || !Array.isArray(records)) return records;
+  for (const record of records) {
+    if (call.family !== undefined) record.family = call.family;
+    if (joined) record.joined = true;
+  }
   return records;
 }
 
@@ -126,12 +140,13 @@ function label(call, records) {
 function abandon(call, error) {
   if (call.done) return;
   end(call);
-  call.reject(error);
+  for (const taker of takersOf(call)) taker.reject(error);
 }
 
 /** Lets go of everything the call holds: its timer, listeners, request body, lock, machine. */
 function end(call) {
   call.done = true;
+  runsOf(call.c.core).delete(call.handle);
   disarm(call);
   call.unlisten?.();
   call.c.budget.ears.delete(call.hearRoom);
@@ -150,34 +165,45 @@ function end(call) {
   call.c.core.calls.free(call.handle);
 }
 
-/** The call is over: everything it holds let go, the caller answered. */
+/** The call is over: everything it holds let go, each of its callers answered. */
 function settle(call, { how, attempt: winner, json, escalated, ageMs }) {
   const { c } = call;
   end(call);
+  const takers = takersOf(call);
   if (how === SUCCESS) {
-    const response = (call.flights.get(winner)?.received ?? call.last)?.forCaller(call.signals);
+    const received = call.flights.get(winner)?.received ?? call.last;
+    const alone = takers.length === 1 && !takers[0].joined;
+    const response = received?.forCaller(alone ? call.signals : []);
     const key = call.keep === true ? keptKey(call) : undefined;
     if (key !== undefined && response !== undefined) keep(c.kept, key, response, wall());
-    return call.resolve(response);
+    if (alone || response === undefined) return void takers.forEach((taker) => taker.resolve(response));
+    const each = copies(response, takers.length);
+    return takers.forEach((taker, i) => {
+      if (each[i] === undefined) return taker.reject(new TypeError("retryline: the coalesced read's response has no clone(): its fetch's Response cannot be shared"));
+      if (received.controller !== null) followSignal(taker, each[i]);
+      taker.resolve(each[i]);
+    });
   }
   if (how === BODY_THREW) return call.reject(call.bodyError);
   const out = JSON.parse(json);
-  if (how === STALE) {
-    const entry = c.kept.get(keptKey(call));
-    if (entry !== undefined) {
-      const response = served(entry, ageMs);
-      markStale(response, { ageMs, reason: out.reason, records: label(call, out.records) });
-      return call.resolve(response);
-    }
-  }
   if (how === RUNNING) return call.reject(new TypeError(out.message));
   if (how !== FAILED && how !== STALE) {
     // A throwing callback must not lose the result.
     if (escalated) tell([c.onEscalation], `[${json}]`);
     return call.resolve(out);
   }
-  const details = { response: call.last?.forError((url) => c.redact(url, true)), records: label(call, out.records) };
-  if (out.key !== undefined) details.key = out.key;
-  if (out.cause !== undefined) details.cause = new Error(out.cause);
-  call.reject(new c.RetryError(out.reason, out.message, details));
+  const entry = how === STALE ? c.kept.get(keptKey(call)) : undefined;
+  const carried = entry === undefined ? copies(call.last?.forError((url) => c.redact(url, true)), takers.length) : [];
+  takers.forEach((taker, i) => {
+    const records = label(taker.call, i === 0 ? out.records : JSON.parse(json).records, taker.joined);
+    if (entry !== undefined) {
+      const response = served(entry, ageMs);
+      markStale(response, { ageMs, reason: out.reason, records });
+      return taker.resolve(response);
+    }
+    const details = { response: carried[i], records };
+    if (out.key !== undefined) details.key = out.key;
+    if (out.cause !== undefined) details.cause = new Error(out.cause);
+    taker.reject(new taker.call.c.RetryError(out.reason, out.message, details));
+  });
 }

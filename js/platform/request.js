@@ -84,6 +84,19 @@ export class Template {
     return this.request?.signal;
   }
 
+  /** The request's headers, names and values NUL-separated, for the core's coalescing key
+   * (undefined: they could not be read, and the request joins nothing). */
+  headerFields() {
+    if (this.request === null) return "";
+    try {
+      const fields = [];
+      for (const [name, value] of this.request.headers) fields.push(name, value);
+      return fields.join("\0");
+    } catch {
+      return undefined;
+    }
+  }
+
   hasBody() {
     return this.request !== null && this.request.body !== null;
   }

@@ -21,6 +21,7 @@
 //! | 14 | wake: a slot of `maxInFlight` freed; tell the budget's other machines (news) | | |
 //! | 15 | keep: keep a copy of the response the call resolves with (`staleIfErrorMs`) | | |
 //! | 16 | look stale: when was this read's response kept? | seq | |
+//! | 17 | release: a caller of a coalesced read leaves before its outcome | caller (0: the first) | its `RetryError`'s JSON |
 //!
 //! A done's `how` 5 is a stale answer: its number is the kept response's age (ms), its JSON the
 //! failure's (the records end with the `stale` record).
@@ -56,48 +57,61 @@ const TIMER: usize = io::SLOT_NUMBERS - 1;
 /// 2 resolve), flags (1 the request has a body, 2 shouldRetry given, 4 records observed), then the
 /// lengths of: the URL, the method, the scope (absent: the URL's origin), the options (wire form),
 /// the names the caller's `RegExp`s matched (NUL-separated), the key and `resolve`'s state (wire
-/// form). Returns the call, or 0 with the error (number 1: which argument, for reconcile: 0 the
-/// key, 1 its options or state). Numbers: 1 if the scope's budget reads a used-weight header (its
-/// name is the output).
+/// form), the request's headers (names and values, NUL-separated; absent: unreadable). Returns the
+/// call, or 0 with the error (number 1: which argument, for reconcile: 0 the key, 1 its options or
+/// state). Numbers: 1 if the scope's budget reads a used-weight header (its name is the output);
+/// the caller's number if the read joined a running call of the same request (`coalesce`), whose
+/// handle it then returns.
 #[no_mangle]
 pub extern "C" fn rl_call_begin(client: u32, budget: u32) -> u32 {
-    let begun = with_args(|[now, wall, purpose, flags, url, method, scope, opts, extra, key, state], input| {
-        let (url, method, scope) = (input.text(len(url)), input.text(len(method)), input.optional(len(scope)));
-        let options = input.wire(len(opts));
-        let extra = super::client::names(input.text(len(extra)));
-        let (key, state) = (input.wire(len(key)), input.wire(len(state)));
-        let flags = ms(flags);
-        let (now, wall) = (ms(now), ms(wall));
-        CLIENTS.with(|clients| {
-            let Some(owner) = clients.get(client) else { return Ok(None) };
-            let settings = Settings {
-                owner: owner.owner.clone(),
-                read_body: owner.read_body,
-                has_body: flags & 1 != 0,
-                asks: flags & 2 != 0,
-                observed: flags & 4 != 0,
-                secrets: Secrets {
-                    names: owner.secrets.clone(),
-                    matched: extra.iter().map(|s| (*s).to_owned()).collect(),
-                },
-                stale_ms: owner.stale_if_error_ms,
-            };
-            let reconciles = cfg!(feature = "reconcile");
-            let call = match purpose as u32 {
-                1 | 2 if !reconciles => Err((
-                    InvalidOption::boxed(
-                        "key",
-                        Problem::NotInThisEntry { what: "reconciliation", import: "RetryClient" },
+    let begun =
+        with_args(|[now, wall, purpose, flags, url, method, scope, opts, extra, key, state, headers], input| {
+            let (url, method, scope) = (input.text(len(url)), input.text(len(method)), input.optional(len(scope)));
+            let options = input.wire(len(opts));
+            let extra = super::client::names(input.text(len(extra)));
+            let (key, state) = (input.wire(len(key)), input.wire(len(state)));
+            // Absent: the request's headers could not be read, and it joins nothing.
+            let headers = input.optional(len(headers));
+            let flags = ms(flags);
+            let (now, wall) = (ms(now), ms(wall));
+            CLIENTS.with(|clients| {
+                let Some(owner) = clients.get(client) else { return Ok(None) };
+                let settings = Settings {
+                    owner: owner.owner.clone(),
+                    read_body: owner.read_body,
+                    has_body: flags & 1 != 0,
+                    asks: flags & 2 != 0,
+                    observed: flags & 4 != 0,
+                    secrets: Secrets {
+                        names: owner.secrets.clone(),
+                        matched: extra.iter().map(|s| (*s).to_owned()).collect(),
+                    },
+                    stale_ms: owner.stale_if_error_ms,
+                    coalesce: owner.coalesce,
+                };
+                let reconciles = cfg!(feature = "reconcile");
+                let call = match purpose as u32 {
+                    1 | 2 if !reconciles => Err((
+                        InvalidOption::boxed(
+                            "key",
+                            Problem::NotInThisEntry { what: "reconciliation", import: "RetryClient" },
+                        ),
+                        0.0,
+                    )),
+                    1 => reconcile(owner, key, options, settings, now, wall),
+                    2 => resolve(owner, key, state, settings, now, wall),
+                    _ => fetch(owner, url, method, scope, options.map_err(|e| (e, 1.0)), settings, now, wall).map(
+                        |mut call| {
+                            if let Some(headers) = headers {
+                                call.offer(crate::call::request_key(call.operation().scope(), method, url, headers));
+                            }
+                            call
+                        },
                     ),
-                    0.0,
-                )),
-                1 => reconcile(owner, key, options, settings, now, wall),
-                2 => resolve(owner, key, state, settings, now, wall),
-                _ => fetch(owner, url, method, scope, options.map_err(|e| (e, 1.0)), settings, now, wall),
-            };
-            call.map(Some)
-        })
-    });
+                };
+                call.map(Some)
+            })
+        });
     let call = match begun {
         Ok(Some(call)) => call,
         Ok(None) => return 0,
@@ -110,11 +124,20 @@ pub extern "C" fn rl_call_begin(client: u32, budget: u32) -> u32 {
     let header =
         BUDGETS.with(|b| b.get(budget).map(|b| b.used_weight_header(call.operation().scope()).map(str::to_owned)));
     let Some(header) = header else { return 0 };
-    io::numbers(&[if header.is_some() { 1.0 } else { 0.0 }]);
+    let joined = CALLS.with(|calls| {
+        calls.each_mut().find_map(|(handle, slot)| {
+            let id = if slot.budget == budget { slot.call.join(&call)? } else { return None };
+            Some((handle, id))
+        })
+    });
+    io::numbers(&[if header.is_some() { 1.0 } else { 0.0 }, joined.map_or(0.0, |(_, id)| f64::from(id))]);
     if let Some(name) = header {
         io::output(name);
     }
-    CALLS.with(|calls| calls.insert(CallSlot { call, client, budget }))
+    match joined {
+        Some((handle, _)) => handle,
+        None => CALLS.with(|calls| calls.insert(CallSlot { call, client, budget })),
+    }
 }
 
 type Begun = Result<Call, (Invalid, f64)>;
@@ -140,6 +163,9 @@ fn fetch(
     }
     if let Some(ms) = spec.stale_if_error_ms {
         settings.stale_ms = ms;
+    }
+    if let Some(coalesce) = spec.coalesce {
+        settings.coalesce = coalesce;
     }
     let start = spec.start(method, url, scope, &settings.secrets);
     Ok(Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall))
@@ -217,6 +243,7 @@ fn resolve(
 /// | 10 | abort | |
 /// | 11 | news | |
 /// | 12 | stale kept | seq, when the kept response was kept (wall ms; -1: none) |
+/// | 13 | leave | the joined caller who aborted |
 ///
 /// Returns the first effect's code (see the module); 0 if the call is gone.
 #[no_mangle]
@@ -268,6 +295,7 @@ pub extern "C" fn rl_call_event(handle: u32, event: u32) -> u32 {
             9 => Event::Timer,
             10 => Event::Abort,
             12 => Event::StaleKept(a as u32, (b >= 0.0 && b.is_finite()).then(|| b as u64)),
+            13 => Event::Leave(a as u32),
             _ => Event::News,
         };
         (ms(now), ms(wall), event)
@@ -293,7 +321,7 @@ pub extern "C" fn rl_call_poll(handle: u32) -> u32 {
         let slot = calls.get_mut(handle)?;
         let call = &mut slot.call;
         let code = match call.poll() {
-            Some(effect) => hand_out(effect, call),
+            Some(effect) => super::call_out::hand_out(effect, call),
             None => 0,
         };
         io::number(TIMER, call.poll_timeout().map_or(-1.0, |t| t as f64));
@@ -315,70 +343,4 @@ fn with_call<R>(handle: u32, f: impl FnOnce(&mut Call, &mut Client, &mut crate::
             BUDGETS.with(|budgets| Some(f(&mut slot.call, client, budgets.get_mut(slot.budget)?)))
         })
     })
-}
-
-/// Hands an effect out: its code, numbers and text.
-fn hand_out(effect: Effect, call: &Call) -> u32 {
-    let flag = |b: bool| if b { 1.0 } else { 0.0 };
-    match effect {
-        Effect::Send { attempt, timeout_ms, hedge, read_body } => {
-            io::numbers(&[f64::from(attempt), timeout_ms as f64, flag(hedge), flag(read_body)]);
-            1
-        }
-        Effect::Abort { attempt, timed_out } => {
-            io::numbers(&[f64::from(attempt), flag(timed_out)]);
-            2
-        }
-        Effect::Get { seq, .. } => {
-            io::numbers(&[f64::from(seq)]);
-            3
-        }
-        Effect::Set { seq, value, .. } => {
-            io::numbers(&[f64::from(seq)]);
-            io::output(value);
-            4
-        }
-        Effect::Delete { seq, .. } => {
-            io::numbers(&[f64::from(seq)]);
-            5
-        }
-        Effect::Ask { seq, record, error } => {
-            io::numbers(&[f64::from(seq)]);
-            let mut out = String::new();
-            Object::new(&mut out).field("record", &*record).field("error", &error).end();
-            io::output(out);
-            6
-        }
-        Effect::Query { attempt } => {
-            io::numbers(&[f64::from(attempt)]);
-            7
-        }
-        Effect::Report { from } => {
-            io::output(to_json(call.records().get(from..).unwrap_or_default()));
-            8
-        }
-        Effect::Done(done) => {
-            let (how, number) = match done {
-                Done::Success { attempt } => (0.0, f64::from(attempt)),
-                Done::Failed => (1.0, 0.0),
-                Done::BodyThrew => (2.0, 0.0),
-                Done::Running => (3.0, 0.0),
-                Done::Reconciled => (4.0, flag(call.escalated())),
-                Done::Stale { age_ms } => (5.0, age_ms as f64),
-            };
-            io::numbers(&[how, number]);
-            if !matches!(done, Done::Success { .. } | Done::BodyThrew) {
-                io::output(call.outcome_json());
-            }
-            9
-        }
-        Effect::ReadBody => 10,
-        Effect::Wake => 14,
-        Effect::Keep => 15,
-        Effect::LookStale { seq } => {
-            io::numbers(&[f64::from(seq)]);
-            16
-        }
-        Effect::Share(share) => share::hand_out(share),
-    }
 }

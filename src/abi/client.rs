@@ -84,6 +84,7 @@ fn client(options: &Loose, entropy: f64) -> Result<Client, Invalid> {
     let mut secrets = Vec::new();
     let mut read_body = false;
     let mut stale_if_error_ms = 0;
+    let mut coalesce = false;
     for (field, value) in options.fields("options")? {
         match field.as_str() {
             "policy" => policy = Policy::read(value)?,
@@ -96,6 +97,7 @@ fn client(options: &Loose, entropy: f64) -> Result<Client, Invalid> {
             "redact" => secrets = secret_names(value)?,
             "staleIfErrorMs" if value.is_absent() => {}
             "staleIfErrorMs" => stale_if_error_ms = millis("staleIfErrorMs", value)?,
+            "coalesce" => coalesce = flag("coalesce", value)?.unwrap_or(false),
             _ => return Err(InvalidOption::boxed(field, Problem::UnknownField)),
         }
     }
@@ -106,7 +108,7 @@ fn client(options: &Loose, entropy: f64) -> Result<Client, Invalid> {
     } else {
         seed
     });
-    Ok(Client { policy, draws: Draws::scripted(draws, seed), secrets, read_body, owner, stale_if_error_ms })
+    Ok(Client { policy, draws: Draws::scripted(draws, seed), secrets, read_body, owner, stale_if_error_ms, coalesce })
 }
 
 /// `redact`: names (compared without case or separators) and `RegExp`s, which the glue tests.

@@ -23,6 +23,8 @@ mod budget;
 #[cfg(feature = "abi-fetch")]
 mod call;
 #[cfg(feature = "abi-fetch")]
+mod call_out;
+#[cfg(feature = "abi-fetch")]
 mod client;
 #[cfg(feature = "abi-fetch")]
 mod names;

@@ -52,4 +52,9 @@ impl<T> Slab<T> {
         }
         taken.map(|value| *value)
     }
+
+    /// Every value with its handle, to change.
+    pub fn each_mut(&mut self) -> impl Iterator<Item = (u32, &mut T)> {
+        self.items.iter_mut().enumerate().filter_map(|(i, v)| Some((i as u32 + 1, v.as_deref_mut()?)))
+    }
 }

@@ -20,6 +20,8 @@ pub struct Client {
     pub owner: String,
     /// `staleIfErrorMs`: how old a kept response its failed reads may serve (0: none).
     pub stale_if_error_ms: u64,
+    /// `coalesce`: its reads share the operation of the same read running.
+    pub coalesce: bool,
 }
 
 impl Client {

@@ -40,6 +40,8 @@ pub struct Settings {
     /// `staleIfErrorMs`: a read that fails may serve its last good response up to this old, ms
     /// (0: never); a read that succeeds is kept for that ([`Effect::Keep`]).
     pub stale_ms: u64,
+    /// `coalesce`: a read of the same request may join this one while it runs.
+    pub coalesce: bool,
 }
 
 /// What the shell does next.
@@ -122,6 +124,14 @@ pub enum Effect {
     /// A slot of a scope's `maxInFlight` freed while others waited for room: tell every machine of
     /// the budget ([`Event::News`]); each looks again, and the budget lets through whom it ranks first.
     Wake,
+    /// A caller of a coalesced read leaves before its outcome: reject it with this `RetryError`
+    /// (`json`: `{ reason, message, records }`); the others wait on.
+    Release {
+        /// Who (0: the caller who began it).
+        caller: u32,
+        /// What its `RetryError` carries.
+        json: String,
+    },
     /// The call is over.
     Done(Done),
 }
@@ -198,6 +208,8 @@ pub enum Event {
     /// The answer to `LookStale` `seq`: when the kept response was kept (wall-clock Unix ms), if
     /// one is.
     StaleKept(u32, Option<u64>),
+    /// A joined caller (its number) aborted.
+    Leave(u32),
 }
 
 /// The clocks and the shared parts a step reads.

@@ -22,6 +22,7 @@
 //! One file per concern: `flights.rs` the requests on the wire and their hedges, `keyed.rs` the
 //! store, `settle.rs` how a call stops and what its error says, `reconcile.rs` the status queries.
 
+mod coalesce;
 mod effects;
 mod flights;
 mod keyed;
@@ -31,6 +32,7 @@ mod spec;
 mod stale;
 mod steps;
 
+pub use coalesce::request_key;
 pub use effects::{Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
 pub use settle::Stopped;
 pub use spec::CallSpec;
@@ -122,6 +124,8 @@ pub struct Call {
     store_failed: bool,
     /// The key is still running: what the `TypeError` says.
     running: Option<String>,
+    /// Callers who joined it (coalescing).
+    callers: coalesce::Callers,
 }
 
 impl Call {
@@ -149,6 +153,7 @@ impl Call {
             store_error: None,
             store_failed: false,
             running: None,
+            callers: coalesce::Callers::default(),
         }
     }
 
@@ -191,6 +196,15 @@ impl Call {
         if let Some(until) = self.bracket.waiting_until() {
             return Some(until);
         }
+        let stage = self.stage_timeout();
+        match self.joiner_due() {
+            Some(due) => Some(stage.map_or(due, |at| at.min(due))),
+            None => stage,
+        }
+    }
+
+    /// When the stage the call is in must be looked at again.
+    fn stage_timeout(&self) -> Option<u64> {
         let deadline = self.op.deadline_at();
         match self.stage {
             // The shell answers a look for a kept response at once.
@@ -231,7 +245,11 @@ impl Call {
             // A head changes no shared state; nor does a kept response.
             Event::Headed(attempt) => self.headed(attempt),
             Event::StaleKept(seq, kept) => self.stale_kept(seq, kept, ctx.now, ctx.wall),
-            event => self.bracketed(event, ctx),
+            event => {
+                if let Some(event) = self.caller_event(event, ctx.now) {
+                    self.bracketed(event, ctx);
+                }
+            }
         }
         if self.bracket.is_leaving() {
             // What the step decided waits until its news reached the coordinator.
@@ -315,7 +333,7 @@ impl Call {
             Event::Timer => self.timer(ctx),
             Event::Abort => self.abort(ctx),
             Event::News => self.news(ctx),
-            Event::Entered(..) | Event::Headed(_) | Event::StaleKept(..) => {}
+            Event::Entered(..) | Event::Headed(_) | Event::StaleKept(..) | Event::Leave(_) => {}
         }
         self.report();
     }

@@ -30,6 +30,8 @@ pub struct CallSpec {
     /// `staleIfErrorMs`, if the call gives one (0: none): how old a kept response a failed read
     /// may serve, marked stale.
     pub stale_if_error_ms: Option<u64>,
+    /// `coalesce`, if the call gives one: a read may share the operation of the same read running.
+    pub coalesce: Option<bool>,
 }
 
 impl CallSpec {
@@ -44,6 +46,7 @@ impl CallSpec {
             weight: 1,
             read_body: None,
             stale_if_error_ms: None,
+            coalesce: None,
         }
     }
 
@@ -66,6 +69,7 @@ impl CallSpec {
                 "deadlineMs" => deadline = Some(millis(f, value)?),
                 "readBody" => call.read_body = flag(f, value)?,
                 "staleIfErrorMs" => call.stale_if_error_ms = Some(millis(f, value)?),
+                "coalesce" => call.coalesce = flag(f, value)?,
                 _ => return Err(InvalidOption::boxed(f, Problem::UnknownField)),
             }
         }

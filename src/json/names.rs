@@ -149,7 +149,7 @@ named!(Jitter {
 
 /// The call options a `RequestInit` must not carry: the glue refuses them in `fetch`'s second
 /// argument by name (`signal` is both, and stays the platform's).
-pub const CALL_OPTIONS: [&str; 10] = [
+pub const CALL_OPTIONS: [&str; 11] = [
     "policy",
     "operation",
     "priority",
@@ -160,6 +160,7 @@ pub const CALL_OPTIONS: [&str; 10] = [
     "readBody",
     "onAttempt",
     "staleIfErrorMs",
+    "coalesce",
 ];
 
 /// The tables the wasm boundary's glue learns once, by field: each a list whose index is the code

@@ -222,6 +222,11 @@ impl Operation {
         self.start.key.as_deref()
     }
 
+    /// What kind of operation it is.
+    pub fn kind(&self) -> crate::classify::OperationKind {
+        self.start.kind
+    }
+
     /// The request's method, if it is one (a status query has none).
     pub fn method(&self) -> Option<&str> {
         self.start.method.as_deref()

@@ -12,7 +12,7 @@ import { createMockStreams } from "./mock-stream.mjs";
 const HOST = "127.0.0.1";
 const ORDER_PATH = "/api/v3/order";
 const CONTROL_PREFIX = "/__mock/";
-const ACTIONS = new Set(["respond", "hang", "reset", "execute-then-drop", "execute-then-500", "execute-then-hang"]);
+const ACTIONS = new Set(["respond", "hang", "endless", "reset", "execute-then-drop", "execute-then-500", "execute-then-hang"]);
 
 // High-resolution Unix ms, so waits measured between requests are sub-millisecond precise.
 const nowMs = () => performance.timeOrigin + performance.now();
@@ -146,8 +146,10 @@ export async function startMockExchange({ port = 0 } = {}) {
 
     const entry = {
       seq: ++seq, method: req.method, path, query, headers: { ...req.headers }, body: "",
-      receivedAtMs, respondedAtMs: null, endedAtMs: null, at, outcome: "pending", status: null,
+      receivedAtMs, respondedAtMs: null, endedAtMs: null, closedAtMs: null, at, outcome: "pending", status: null,
     };
+    // When the client let go of the connection (an abort shows here for a hung request).
+    req.socket.once("close", () => (entry.closedAtMs = nowMs()));
     log.push(entry);
     try {
       entry.body = await readBody(req);
@@ -171,6 +173,13 @@ export async function startMockExchange({ port = 0 } = {}) {
       case "hang":
       case "execute-then-hang":
         entry.outcome = "hung"; // socket stays open until the client gives up or close()
+        return;
+      case "endless":
+        // A 200 whose body begins and never ends.
+        entry.outcome = "endless";
+        entry.status = 200;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"price": "');
         return;
       case "reset":
         req.socket.resetAndDestroy(); // TCP RST, like a proxy killing the connection

@@ -101,6 +101,16 @@ const statuses = (path, method) => mock.requests({ path, method }).map((r) => r.
 
 const expectations = [
   {
+    marker: "const widgets = new RetryClient({ budget: new Budget(), coalesce: true, policy: { deadlineMs: 6_000 } });",
+    title: "coalescing: fifty reads of one ticker are one request at the server, and each caller reads the price",
+    async run(block) {
+      mock.script(PRICE, [{ delayMs: 50, status: 200, body: price }]);
+      const { logged } = await runBlock(block);
+      assert.deepEqual(logged, [[50, price.price]]);
+      assert.deepEqual(statuses(PRICE), [200]);
+    },
+  },
+  {
     marker: "const quotes = new RetryClient({ staleIfErrorMs: 30_000, policy: { maxAttempts: 2, deadlineMs: 6_000 } });",
     title: "the last good answer: the second poll fails twice at the server and serves the first's, marked stale",
     async run(block) {

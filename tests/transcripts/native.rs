@@ -130,6 +130,7 @@ pub fn play_call(t: &Value) -> Played {
         observed: true,
         secrets: Secrets::default(),
         stale_ms: spec.stale_if_error_ms.unwrap_or(0),
+        coalesce: false,
     };
     let purpose = match call.get("purpose").and_then(Value::as_str) {
         Some("reconcile") => Purpose::Reconcile,
@@ -354,7 +355,8 @@ fn perform(world: &mut World, machine: &mut Call) {
             }
             Effect::ReadBody => world.microtasks.push_back(Happening::BodyRead),
             Effect::LookStale { seq } => world.microtasks.push_back(Happening::NoneKept(seq)),
-            Effect::Share(_) | Effect::Wake | Effect::Keep => {}
+            // A transcript's call is alone: no caller joins it.
+            Effect::Share(_) | Effect::Wake | Effect::Keep | Effect::Release { .. } => {}
         }
     }
     let wake = machine.poll_timeout();

@@ -85,6 +85,7 @@ impl CallOptions {
             read_body: self.read_body,
             // Not in the Rust API yet: its executor keeps no responses (docs/client.md).
             stale_if_error_ms: None,
+            coalesce: None,
         };
         let should_retry = self.should_retry.map(|s| s.0);
         Ok(CallSpec { core, signal: self.signal, should_retry, waits: Waits::default() })

@@ -50,6 +50,7 @@ impl Client {
             observed: self.executor.observer.is_some(),
             secrets: Secrets::default(),
             stale_ms: 0,
+            coalesce: false,
         };
         let call = Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall);
         let with = With { request: Some(request), waits: spec.waits, signals, should_retry, query: None };

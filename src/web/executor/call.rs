@@ -158,6 +158,8 @@ impl Carrier for Calling {
             // The Rust API keeps no responses yet: a failed read finds none kept, and rejects.
             Effect::Keep => None,
             Effect::LookStale { seq } => Some(Event::StaleKept(seq, None)),
+            // The Rust API's calls join no other: no caller of its leaves early.
+            Effect::Release { .. } => None,
             Effect::Done(done) => {
                 let (last, body_error) = (me.last.take().map(|(_, r)| r), me.body_error.take());
                 return Some(Ended { done, last, body_error, signals: me.signals.signals().to_vec() });

@@ -1,0 +1,180 @@
+//! Coalescing (`coalesce: true`): concurrent reads of the same request in the same scope share one
+//! operation. Whether a call joins a running one is decided here; a joined caller waits for that
+//! operation's outcome until its own deadline, and its abort detaches only itself. The operation
+//! is aborted when its last caller has left.
+
+use super::{Call, Effect, Event, Purpose, Stage};
+use crate::failure::{Failure, Note};
+use crate::json::to_json;
+use crate::reason::Reason;
+
+/// Headers that name one request, not what it asks for: they never keep two reads apart.
+const UNSHARED_HEADERS: [&str; 5] = ["traceparent", "tracestate", "baggage", "x-request-id", "x-correlation-id"];
+
+/// A caller that joined the operation (the one who began it is caller 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Joiner {
+    /// Its number, from 1.
+    id: u32,
+    /// Its own deadline (monotonic ms).
+    deadline_at: u64,
+}
+
+/// Who waits on the operation besides the caller who began it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Callers {
+    /// The request's identity (scope, method, URL, the headers that matter), if it may be joined.
+    key: Option<u64>,
+    joined: Vec<Joiner>,
+    next: u32,
+    /// The caller who began it has left (aborted) while others wait.
+    first_left: bool,
+}
+
+/// A request's identity for coalescing: FNV-1a over the scope, the method, the URL and the
+/// request's headers (`headers`: NUL-separated names and values), names without case, sorted.
+/// Hashed, so that no header value (an API key) is held.
+pub fn request_key(scope: &str, method: &str, url: &str, headers: &str) -> u64 {
+    let mut pairs: Vec<(String, &str)> = Vec::new();
+    let items = fields(headers);
+    for pair in items.chunks(2) {
+        let (Some(name), value) = (pair.first(), pair.get(1).copied().unwrap_or_default()) else { continue };
+        let name = name.to_ascii_lowercase();
+        if !UNSHARED_HEADERS.contains(&name.as_str()) {
+            pairs.push((name, value));
+        }
+    }
+    pairs.sort();
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |text: &str| {
+        for byte in text.bytes().chain([0xff]) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(scope);
+    eat(&method.to_ascii_uppercase());
+    eat(url);
+    for (name, value) in &pairs {
+        eat(name);
+        eat(value);
+    }
+    hash
+}
+
+/// `text`'s NUL-separated fields, empty ones kept (a header's value may be empty).
+fn fields(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (field, after) = crate::text::split_once_byte(rest, 0).unwrap_or((rest, ""));
+        out.push(field);
+        rest = after;
+    }
+    out
+}
+
+impl Call {
+    /// Lets later reads of `key` join this call: it is a coalescing read of GET or HEAD, without
+    /// a body or a key.
+    pub fn offer(&mut self, key: u64) {
+        let method = self.op.method().unwrap_or_default();
+        let read = matches!(self.op.kind(), crate::classify::OperationKind::Read)
+            && (method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD"));
+        if self.settings.coalesce && read && !self.settings.has_body && self.op.key().is_none() {
+            self.callers.key = Some(key);
+        }
+    }
+
+    /// The caller of `other` (not begun) joins this call: its number, if it may. Orders, a call
+    /// whose first caller left, or one whose outcome is being settled take no one.
+    pub fn join(&mut self, other: &Call) -> Option<u32> {
+        let key = other.callers.key?;
+        if self.callers.key != Some(key) || !matches!(self.purpose(), Purpose::Fetch) {
+            return None;
+        }
+        if self.settings.read_body != other.settings.read_body || self.settings.secrets != other.settings.secrets {
+            return None;
+        }
+        if matches!(self.stage, Stage::Done | Stage::Stale { .. } | Stage::Finishing { .. }) || self.callers.first_left
+        {
+            return None;
+        }
+        self.callers.next = self.callers.next.saturating_add(1);
+        let id = self.callers.next;
+        self.callers.joined.push(Joiner { id, deadline_at: other.op.deadline_at() });
+        Some(id)
+    }
+
+    /// How many callers joined and still wait.
+    pub fn joined(&self) -> usize {
+        self.callers.joined.len()
+    }
+
+    /// The earliest joined caller's deadline before the operation's own, for the one timer.
+    pub(super) fn joiner_due(&self) -> Option<u64> {
+        let deadline = self.op.deadline_at();
+        self.callers.joined.iter().map(|j| j.deadline_at).filter(|at| *at < deadline).min()
+    }
+
+    /// A caller leaves: `0` the first (its abort), else a joined one. `false`: it was the last,
+    /// and the operation is aborted as the abort of a lone caller would.
+    pub(super) fn detach(&mut self, caller: u32) -> bool {
+        if caller == 0 {
+            if self.callers.joined.is_empty() || self.callers.first_left {
+                return false;
+            }
+            self.callers.first_left = true;
+        } else {
+            let before = self.callers.joined.len();
+            self.callers.joined.retain(|j| j.id != caller);
+            if self.callers.joined.len() == before {
+                return true;
+            }
+        }
+        self.release(caller, Reason::Aborted);
+        !(self.callers.first_left && self.callers.joined.is_empty())
+    }
+
+    /// Joined callers whose deadline came are released with `deadline`; `true` if any was.
+    pub(super) fn release_due(&mut self, now: u64) -> bool {
+        let due: Vec<u32> = self.callers.joined.iter().filter(|j| j.deadline_at <= now).map(|j| j.id).collect();
+        self.callers.joined.retain(|j| j.deadline_at > now);
+        for id in &due {
+            self.release(*id, Reason::Deadline);
+        }
+        !due.is_empty()
+    }
+
+    /// Every caller has gone: nothing waits for the operation.
+    pub(super) fn deserted(&self) -> bool {
+        self.callers.first_left && self.callers.joined.is_empty()
+    }
+
+    fn release(&mut self, caller: u32, reason: Reason) {
+        let method = self.op.method().unwrap_or("GET");
+        let url = self.op.url().unwrap_or_default();
+        let records = self.op.records();
+        let note = match reason {
+            Reason::Deadline => Note::Pending(crate::record::Pending::Response, crate::failure::Cut::Deadline),
+            _ => Note::Pending(crate::record::Pending::Response, crate::failure::Cut::Aborted),
+        };
+        let message = Failure { method, url, reason, records, detail: None, note: &note }.message();
+        let json = to_json(&super::Stopped { reason, message, records, key: None, cause: None });
+        self.effects.push(Effect::Release { caller, json });
+    }
+
+    /// A caller's abort or a joined caller's deadline, before the step it may lead to.
+    /// `None`: nothing more to step (a caller detached, or a timer only a joined caller's).
+    pub(super) fn caller_event(&mut self, event: Event, now: u64) -> Option<Event> {
+        match event {
+            Event::Abort if self.detach(0) => None,
+            Event::Leave(caller) if self.detach(caller) => None,
+            Event::Leave(_) => Some(Event::Abort),
+            Event::Timer if self.release_due(now) => match self.deserted() {
+                true => Some(Event::Abort),
+                false => self.stage_timeout().filter(|at| *at <= now).map(|_| Event::Timer),
+            },
+            event => Some(event),
+        }
+    }
+}
