@@ -4,7 +4,7 @@
 //! repeating cannot help never serve stale.
 
 use retryline::budget::Budget;
-use retryline::call::{Call, CallSpec, Ctx, Done, Effect, Event, Head, Purpose, Settings};
+use retryline::call::{request_key, Call, CallSpec, Ctx, Done, Effect, Event, Head, Purpose, Settings};
 use retryline::redact::Secrets;
 use retryline::{Draws, Loose, Operation, Policy};
 use serde_json::Value;
@@ -27,7 +27,8 @@ impl One {
         .expect("policy");
         let start = CallSpec::of(&policy).start(method, "https://api.test/v1/ticker", None, &Secrets::default());
         let settings = Settings { owner: "t".into(), stale_ms, ..Settings::default() };
-        let call = Call::new(Operation::begin(start, 0, WALL), Purpose::Fetch, settings, 0, WALL);
+        let mut call = Call::new(Operation::begin(start, 0, WALL), Purpose::Fetch, settings, 0, WALL);
+        call.offer(request_key("https://api.test", method, "https://api.test/v1/ticker", ""));
         let mut one = One { call, budget: Budget::default(), draws: Draws::scripted(vec![5], 1), effects: vec![] };
         one.feed(Event::Go, 0);
         one
@@ -74,7 +75,7 @@ impl One {
 
     fn looking(&self) -> Option<u32> {
         self.effects.iter().find_map(|e| match e {
-            Effect::LookStale { seq } => Some(*seq),
+            Effect::LookStale { seq, .. } => Some(*seq),
             _ => None,
         })
     }
@@ -143,17 +144,17 @@ fn an_order_never_serves_stale_and_is_never_kept() {
     assert_eq!(one.done(), Some(Done::Failed));
     let mut ok = One::new("POST", 30_000);
     ok.answer_all(200.0);
-    assert!(!ok.effects.contains(&Effect::Keep));
+    assert!(!ok.effects.iter().any(|e| matches!(e, Effect::Keep { .. })));
 }
 
 #[test]
 fn a_read_that_succeeds_is_kept_before_it_resolves() {
     let mut one = One::new("GET", 30_000);
     one.answer_all(200.0);
-    let keep = one.effects.iter().position(|e| *e == Effect::Keep).expect("kept");
+    let keep = one.effects.iter().position(|e| matches!(e, Effect::Keep { .. })).expect("kept");
     let done = one.effects.iter().position(|e| matches!(e, Effect::Done(Done::Success { .. }))).expect("resolved");
     assert!(keep < done);
     let mut off = One::new("GET", 0);
     off.answer_all(200.0);
-    assert!(!off.effects.contains(&Effect::Keep), "without the option nothing is kept");
+    assert!(!off.effects.iter().any(|e| matches!(e, Effect::Keep { .. })), "without the option nothing is kept");
 }

@@ -219,8 +219,6 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
       fetch: c.fetch,
       signals,
       key: typeof given?.key === "string" ? given.key : undefined,
-      // The scope the caller named (a kept response is kept per scope).
-      scope: typeof given?.scope === "string" ? given.scope : undefined,
       // null: no family matched (the records say so); undefined: the client has none (absent).
       family: family?.name ?? (c.families.length === 0 ? undefined : null),
       waits: family?.waits,

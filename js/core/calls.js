@@ -96,12 +96,13 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
         return { type, wakeAt, how, attempt: n(1), escalated: n(1) === 1, ageMs: n(1), json: how === SUCCESS || how === BODY_THREW ? undefined : mem.text() };
       }
       case LOOK_STALE:
-        return { type, wakeAt, seq: n(0) };
+        return { type, wakeAt, seq: n(0), key: `${n(1)}:${n(2)}` };
+      case KEEP:
+        return { type, wakeAt, key: `${n(0)}:${n(1)}` };
       case RELEASE:
         return { type, wakeAt, caller: n(0), json: mem.text() };
       case READ_BODY:
       case WAKE:
-      case KEEP:
       case GONE:
         return { type, wakeAt };
       default:

@@ -8,7 +8,7 @@ import { describe } from "../platform/describe.js";
 import { abortWith, attempt } from "../platform/attempt.js";
 import { tell } from "../platform/observers.js";
 import { disarm, driven, feed } from "./drive.js";
-import { keep, keptKey, markStale, served } from "../platform/kept.js";
+import { keep, markStale, served } from "../platform/kept.js";
 import { wall } from "../platform/clock.js";
 import { copies, followSignal, joinRun, release, runsOf, takersOf } from "./coalesced.js";
 import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, WAKE, KEEP, LOOK_STALE, RELEASE, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING, STALE } from "../core/calls.js";
@@ -79,9 +79,10 @@ function perform(call, effect) {
     case WAKE:
       return wake(call.c.budget.ears);
     case KEEP:
-      return void (call.keep = true);
+      return void (call.keep = effect.key);
     case LOOK_STALE: {
-      const at = call.c.kept.get(keptKey(call))?.at;
+      call.staleKey = effect.key;
+      const at = call.c.kept.get(effect.key)?.at;
       return feed(call, (m, h, t, w) => m.staleKept(h, t, w, effect.seq, at));
     }
     case READ_BODY:
@@ -174,8 +175,7 @@ function settle(call, { how, attempt: winner, json, escalated, ageMs }) {
     const received = call.flights.get(winner)?.received ?? call.last;
     const alone = takers.length === 1 && !takers[0].joined;
     const response = received?.forCaller(alone ? call.signals : []);
-    const key = call.keep === true ? keptKey(call) : undefined;
-    if (key !== undefined && response !== undefined) keep(c.kept, key, response, wall());
+    if (call.keep !== undefined && response !== undefined) keep(c.kept, call.keep, response, wall());
     if (alone || response === undefined) return void takers.forEach((taker) => taker.resolve(response));
     const each = copies(response, takers.length);
     return takers.forEach((taker, i) => {
@@ -192,7 +192,7 @@ function settle(call, { how, attempt: winner, json, escalated, ageMs }) {
     if (escalated) tell([c.onEscalation], `[${json}]`);
     return call.resolve(out);
   }
-  const entry = how === STALE ? c.kept.get(keptKey(call)) : undefined;
+  const entry = how === STALE ? c.kept.get(call.staleKey) : undefined;
   const carried = entry === undefined ? copies(call.last?.forError((url) => c.redact(url, true)), takers.length) : [];
   takers.forEach((taker, i) => {
     const records = label(taker.call, i === 0 ? out.records : JSON.parse(json).records, taker.joined);

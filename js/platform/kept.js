@@ -1,22 +1,10 @@
-// A client's last good response of each read (`staleIfErrorMs`), by scope, method, URL and request
-// headers: the core says when to keep one and whether a kept one may be served; this holds the
-// bytes. A response whose headers differ (another account's key) is another entry: a kept answer
-// is never served to a request it did not answer. Bounded: the oldest goes first.
+// A client's last good response of each read (`staleIfErrorMs`), by the request's identity the core
+// names (scope, method, URL and request headers, hashed: src/call/coalesce.rs): the core says when
+// to keep one and whether a kept one may be served; this holds the bytes. A request whose headers
+// differ (another account's key) is another entry. Bounded: the oldest goes first.
 
 /** Entries kept per client at most (docs/client.md). */
 export const MAX_KEPT = 256;
-
-/** The entry's name for the call's request (its scope as the caller named it, else its URL's). */
-export function keptKey(call) {
-  const { template } = call;
-  let headers = "[]";
-  try {
-    if (template.request !== null) headers = JSON.stringify([...template.request.headers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  } catch {
-    return undefined; // headers that cannot be read: nothing is kept or served
-  }
-  return `${call.scope ?? ""}\n${template.method}\n${template.url}\n${headers}`;
-}
 
 /** Keeps a copy of `response` under `key` once its body is read, at wall time `at`. */
 export function keep(kept, key, response, at) {

@@ -63,9 +63,12 @@ pub fn hand_out(effect: Effect, call: &Call) -> u32 {
         }
         Effect::ReadBody => 10,
         Effect::Wake => 14,
-        Effect::Keep => 15,
-        Effect::LookStale { seq } => {
-            io::numbers(&[f64::from(seq)]);
+        Effect::Keep { key } => {
+            io::numbers(&[f64::from((key >> 32) as u32), f64::from(key as u32)]);
+            15
+        }
+        Effect::LookStale { seq, key } => {
+            io::numbers(&[f64::from(seq), f64::from((key >> 32) as u32), f64::from(key as u32)]);
             16
         }
         Effect::Release { caller, json } => {

@@ -25,6 +25,8 @@ pub(super) struct Joiner {
 pub(super) struct Callers {
     /// The request's identity (scope, method, URL, the headers that matter), if it may be joined.
     key: Option<u64>,
+    /// The request's identity, whether or not it may be joined: what a kept response is kept by.
+    identity: Option<u64>,
     joined: Vec<Joiner>,
     next: u32,
     /// The caller who began it has left (aborted) while others wait.
@@ -74,9 +76,11 @@ fn fields(text: &str) -> Vec<&str> {
 }
 
 impl Call {
-    /// Lets later reads of `key` join this call: it is a coalescing read of GET or HEAD, without
-    /// a body or a key.
+    /// The request's identity is `key` ([`request_key`]): a kept response is kept by it, and later
+    /// reads of it may join this call if it is a coalescing read of GET or HEAD, without a body or
+    /// a key. A call never offered (its headers unreadable) keeps, serves and joins nothing.
     pub fn offer(&mut self, key: u64) {
+        self.callers.identity = Some(key);
         let method = self.op.method().unwrap_or_default();
         let read = matches!(self.op.kind(), crate::classify::OperationKind::Read)
             && (method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD"));
@@ -103,6 +107,11 @@ impl Call {
         let id = self.callers.next;
         self.callers.joined.push(Joiner { id, deadline_at: other.op.deadline_at() });
         Some(id)
+    }
+
+    /// The request's identity, if it was offered.
+    pub(super) fn identity(&self) -> Option<u64> {
+        self.callers.identity
     }
 
     /// How many callers joined and still wait.

@@ -112,14 +112,19 @@ pub enum Effect {
         /// The first record not reported yet.
         from: usize,
     },
-    /// Keep a copy of the response this call resolves with (after `Done::Success`), by the scope,
-    /// method and URL: a later failed read of the same may serve it, marked stale.
-    Keep,
-    /// A failed read looks for its kept response (by scope, method and URL); answer
-    /// [`Event::StaleKept`] with when it was kept, or nothing.
+    /// Keep a copy of the response this call resolves with (after `Done::Success`) under `key`:
+    /// a later failed read of the same request may serve it, marked stale.
+    Keep {
+        /// The request's identity ([`super::request_key`]: scope, method, URL, headers).
+        key: u64,
+    },
+    /// A failed read looks for the response kept under `key`; answer [`Event::StaleKept`] with
+    /// when it was kept, or nothing.
     LookStale {
         /// Names the answer.
         seq: u32,
+        /// The request's identity.
+        key: u64,
     },
     /// A slot of a scope's `maxInFlight` freed while others waited for room: tell every machine of
     /// the budget ([`Event::News`]); each looks again, and the budget lets through whom it ranks first.

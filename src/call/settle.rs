@@ -62,8 +62,8 @@ impl Call {
             (_, Some(_), _) => Done::Failed,
             (Purpose::Fetch, None, Some(stop)) if stop.reason == Reason::Success => {
                 let winner = self.op.records().iter().rev().find(|r| r.is_sent() && r.reason == Some(Reason::Success));
-                if self.keeps() {
-                    self.effects.push(Effect::Keep);
+                if let Some(key) = self.keeps() {
+                    self.effects.push(Effect::Keep { key });
                 }
                 Done::Success { attempt: winner.map_or(0, |r| r.attempt) }
             }

@@ -12,12 +12,10 @@ impl Call {
         if self.settings.stale_ms == 0 || !matches!(self.purpose(), Purpose::Fetch) || self.refused.is_some() {
             return false;
         }
-        if !self.op.may_serve_stale(stop.reason) {
-            return false;
-        }
+        let Some(key) = self.identity().filter(|_| self.op.may_serve_stale(stop.reason)) else { return false };
         let seq = self.next_seq();
         self.stage = Stage::Stale { seq };
-        self.effects.push(Effect::LookStale { seq });
+        self.effects.push(Effect::LookStale { seq, key });
         true
     }
 
@@ -42,8 +40,9 @@ impl Call {
         self.effects.push(Effect::Done(done));
     }
 
-    /// A read that succeeded is kept for later failures, if it may serve them.
-    pub(super) fn keeps(&self) -> bool {
-        self.settings.stale_ms > 0 && self.op.may_serve_stale(crate::reason::Reason::Deadline)
+    /// A read that succeeded is kept for later failures, by its identity, if it may serve them.
+    pub(super) fn keeps(&self) -> Option<u64> {
+        let may = self.settings.stale_ms > 0 && self.op.may_serve_stale(crate::reason::Reason::Deadline);
+        self.identity().filter(|_| may)
     }
 }

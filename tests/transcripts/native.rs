@@ -354,9 +354,9 @@ fn perform(world: &mut World, machine: &mut Call) {
                 return;
             }
             Effect::ReadBody => world.microtasks.push_back(Happening::BodyRead),
-            Effect::LookStale { seq } => world.microtasks.push_back(Happening::NoneKept(seq)),
+            Effect::LookStale { seq, .. } => world.microtasks.push_back(Happening::NoneKept(seq)),
             // A transcript's call is alone: no caller joins it.
-            Effect::Share(_) | Effect::Wake | Effect::Keep | Effect::Release { .. } => {}
+            Effect::Share(_) | Effect::Wake | Effect::Keep { .. } | Effect::Release { .. } => {}
         }
     }
     let wake = machine.poll_timeout();

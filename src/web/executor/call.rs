@@ -156,8 +156,8 @@ impl Carrier for Calling {
                 None
             }
             // The Rust API keeps no responses yet: a failed read finds none kept, and rejects.
-            Effect::Keep => None,
-            Effect::LookStale { seq } => Some(Event::StaleKept(seq, None)),
+            Effect::Keep { .. } => None,
+            Effect::LookStale { seq, .. } => Some(Event::StaleKept(seq, None)),
             // The Rust API's calls join no other: no caller of its leaves early.
             Effect::Release { .. } => None,
             Effect::Done(done) => {
