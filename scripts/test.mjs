@@ -160,11 +160,11 @@ async function nodeSuites(nodeLines, bindgen) {
 
   // The same integration suites on the other supported lines. Left out are the tests of the
   // toolchain rather than the runtime: the source layout (layers), the declarations (types: tsc),
-  // Chromium (www, share-tabs, share-brackets, stream-tabs, stream-page), the packed tarball in workerd, Vite
+  // Chromium (www, dashboard-reads, share-tabs, share-brackets, stream-tabs, stream-page), the packed tarball in workerd, Vite
   // and the bundlers (package/), the fleet (fleet.test.mjs, examples/fleet: four Node processes
   // and a redis-server, run once), and examples.test.mjs's workerd, Wrangler-bundle, Chromium and
   // Vite examples (its Node ones stay).
-  const toolchainOnly = /^tests\/js\/(layers|types|www|share-tabs|share-brackets|stream-tabs|stream-page|fleet)\.test\.mjs$|^tests\/js\/package\//;
+  const toolchainOnly = /^tests\/js\/(layers|types|www|dashboard-reads|share-tabs|share-brackets|stream-tabs|stream-page|fleet)\.test\.mjs$|^tests\/js\/package\//;
   const suites = all.filter((path) => !toolchainOnly.test(path));
   const skip = "^examples/(workerd|cloudflare-worker|shared-tabs|vite-dashboard|fleet)";
   for (const { line, version, bin } of nodeLines) {

@@ -167,6 +167,19 @@ fn a_request_that_never_answers_frees_its_slot_at_its_timeout() {
 }
 
 #[test]
+fn a_slot_held_by_a_realm_that_went_away_frees_at_its_attempts_end_and_the_waiter_looks_then() {
+    let mut fleet = Fleet::new(1.0);
+    let gone = fleet.call(0, Loose::Absent);
+    let due = fleet.calls[gone].poll_timeout().expect("its timeout");
+    // Its tab closed: nothing steps its machine again, nothing says its slot freed.
+    fleet.done[gone] = Some(Done::Failed);
+    let waiter = fleet.call(10, Loose::Absent);
+    assert_eq!(fleet.calls[waiter].poll_timeout(), Some(due), "it looks again when the held request must have ended");
+    fleet.tick(due);
+    assert!(fleet.sent.contains(&waiter), "it went, long before its latest start");
+}
+
+#[test]
 fn an_aborted_waiter_leaves_the_queue() {
     let mut fleet = Fleet::new(1.0);
     let holder = fleet.call(0, Loose::Absent);

@@ -13,9 +13,10 @@ use super::Priority;
 pub enum Admit {
     /// There is room, and no one waiting goes first: send now.
     Go,
-    /// No room yet: wait, woken when a slot frees, until `until` (the latest start).
+    /// No room yet: wait, woken when a slot frees, until `until` (the latest start, or the end of
+    /// the first request on the wire, whichever comes first).
     Wait {
-        /// The latest start: by then it goes or is refused.
+        /// When to look again: at the latest start it goes or is refused.
         until: u64,
     },
     /// No room by the latest start: refuse with `budget`.
@@ -78,7 +79,9 @@ impl Room {
             Some(waiter) => waiter.latest = latest,
             None => self.waiting.push(Waiter { id, priority, latest }),
         }
-        Admit::Wait { until: latest }
+        // A request whose holder is gone (a closed tab) frees its slot when its attempt ends: look then.
+        let expiry = self.on_wire.iter().map(|&(_, due)| due).min().unwrap_or(latest);
+        Admit::Wait { until: latest.min(expiry) }
     }
 
     /// Grant `id` went on the wire; its attempt ends by `due` at the latest.
