@@ -335,7 +335,8 @@ export interface CallOptions {
    * attempts serves every caller. Each gets its own Response (its body a branch of one tee) and the same records,
    * marked `joined: true`; its abort, or a deadline earlier than the running read's, rejects it alone; the request
    * is aborted when its last caller has left. A caller whose deadline is later gets the running read's outcome.
-   * Orders and idempotent writes never join. Default false.
+   * With a budget shared across tabs, the same read in another tab awaits this tab's answer (carried to it) instead
+   * of sending its own. Orders and idempotent writes never join. Default false.
    */
   coalesce?: boolean;
 }

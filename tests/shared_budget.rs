@@ -143,6 +143,8 @@ fn a_breaker_and_many_scopes_cross_in_the_json_form() {
         queued: vec![(3, WALL + 9), (4, WALL + 10)],
         breaker,
         room: None,
+        // A coalesced read on the wire: its 64-bit identity crosses in two halves.
+        flights: vec![(0xdead_beef_0123_4567, 11, WALL + 20)],
     };
     let state = SharedState {
         next_grant: 5,

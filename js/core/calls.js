@@ -25,6 +25,10 @@ export const KEEP = 15;
 export const LOOK_STALE = 16;
 /** A caller of a coalesced read leaves before its outcome (0: the one who began it). */
 export const RELEASE = 17;
+/** The same read is on the wire in another tab: listen for its answer. */
+export const AWAIT = 18;
+/** Carry this call's outcome to the tabs awaiting the same read. */
+export const CARRY = 19;
 /** The call, its client or its budget was freed: nothing can step it again. */
 export const GONE = 255;
 /** How a call ended (a DONE's `how`). */
@@ -34,6 +38,7 @@ export const BODY_THREW = 2;
 export const RUNNING = 3;
 export const RECONCILED = 4;
 export const STALE = 5;
+export const CARRIED = 6;
 /** What a call is for. */
 export const FETCH = 0;
 export const RECONCILE = 1;
@@ -63,6 +68,7 @@ const ABORT_EVENT = 10;
 const NEWS = 11;
 const STALE_KEPT = 12;
 const LEAVE = 13;
+const CARRIED_EVENT = 14;
 
 /** The calls of `mem`; `shareEffect` (./share.js) reads the steps on a budget shared beyond this
  * realm, in the entries that have such budgets. */
@@ -93,7 +99,7 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
         return { type, wakeAt, records: mem.text() };
       case DONE: {
         const how = n(0);
-        return { type, wakeAt, how, attempt: n(1), escalated: n(1) === 1, ageMs: n(1), json: how === SUCCESS || how === BODY_THREW ? undefined : mem.text() };
+        return { type, wakeAt, how, attempt: n(1), escalated: n(1) === 1, ageMs: n(1), json: how === SUCCESS || how === BODY_THREW || how === CARRIED ? undefined : mem.text() };
       }
       case LOOK_STALE:
         return { type, wakeAt, seq: n(0), key: `${n(1)}:${n(2)}` };
@@ -101,6 +107,10 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
         return { type, wakeAt, key: `${n(0)}:${n(1)}` };
       case RELEASE:
         return { type, wakeAt, caller: n(0), json: mem.text() };
+      case AWAIT:
+        return { type, wakeAt, key: `${n(0)}:${n(1)}` };
+      case CARRY:
+        return { type, wakeAt, key: `${n(0)}:${n(1)}`, ok: n(2) === 1 };
       case READ_BODY:
       case WAKE:
       case GONE:
@@ -144,6 +154,7 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
     },
     go: (handle, now, wall) => feed(handle, GO, now, wall),
     leave: (handle, now, wall, caller) => feed(handle, LEAVE, now, wall, [caller]),
+    carried: (handle, now, wall, ok) => feed(handle, CARRIED_EVENT, now, wall, [ok ? 1 : 0]),
     entered(handle, now, wall, seq, state) {
       if (state === undefined || state === null) return feed(handle, ENTERED, now, wall, [seq, ABSENT]);
       const { lengths, numbers } = mem.putValues([], [state]);

@@ -5,7 +5,10 @@
 
 import { statusQuery } from "../platform/attempt.js";
 import { storeCall } from "../platform/store-call.js";
-import { GET, SET, DELETE, QUERY } from "../core/calls.js";
+import { awaitCarried, carry, carryResponse } from "../platform/carry.js";
+
+export { carried } from "../platform/carry.js";
+import { GET, SET, DELETE, QUERY, AWAIT, CARRY } from "../core/calls.js";
 import { feed } from "./drive.js";
 import { releaseHeld, shareStep } from "./share.js";
 
@@ -26,10 +29,36 @@ export function perform(call, effect, abandon) {
       });
       return void call.flights.set(n, flight);
     }
+    case AWAIT: {
+      call.unawait?.();
+      const share = call.c.budget.share;
+      call.unawait = awaitCarried(share, effect.key, (data) => {
+        call.unawait?.();
+        call.unawait = undefined;
+        call.carried = data;
+        feed(call, (m, h, t, w) => m.carried(h, t, w, data.ok === true));
+      });
+      return;
+    }
+    case CARRY:
+      // A success is carried with its response, when the call settles (./call.js, `carryOut`).
+      if (effect.ok) return void (call.carryKey = effect.key);
+      return carry(call.c.budget.share, effect.key, { ok: false });
     default:
       return shareStep(call, effect, (step) => feed(call, step));
   }
 }
 
-/** The call is over: a lock of a shared budget that it still holds is let go. */
-export const end = releaseHeld;
+/** Carries the response run `call` resolves with to the tabs awaiting its read. */
+export function carryOut(call, response) {
+  if (call.carryKey === undefined) return;
+  if (response === undefined) return carry(call.c.budget.share, call.carryKey, { ok: false });
+  carryResponse(call.c.budget.share, call.carryKey, response);
+}
+
+/** The call is over: a lock of a shared budget that it still holds is let go, and it listens for
+ * no other tab's answer. */
+export function end(call) {
+  call.unawait?.();
+  releaseHeld(call);
+}

@@ -11,7 +11,7 @@ import { disarm, driven, feed } from "./drive.js";
 import { keep, markStale, served } from "../platform/kept.js";
 import { wall } from "../platform/clock.js";
 import { copies, followSignal, joinRun, release, runsOf, takersOf } from "./coalesced.js";
-import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, WAKE, KEEP, LOOK_STALE, RELEASE, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING, STALE } from "../core/calls.js";
+import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, WAKE, KEEP, LOOK_STALE, RELEASE, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING, STALE, CARRIED } from "../core/calls.js";
 
 /** Runs prepared call `call` (js/api/retry-client.js made it) to its settling. */
 export function run(call) {
@@ -171,16 +171,18 @@ function settle(call, { how, attempt: winner, json, escalated, ageMs }) {
   const { c } = call;
   end(call);
   const takers = takersOf(call);
-  if (how === SUCCESS) {
-    const received = call.flights.get(winner)?.received ?? call.last;
+  if (how === SUCCESS || how === CARRIED) {
+    const received = how === CARRIED ? undefined : call.flights.get(winner)?.received ?? call.last;
     const alone = takers.length === 1 && !takers[0].joined;
-    const response = received?.forCaller(alone ? call.signals : []);
+    // Another tab's answer, carried here; else the winning request's.
+    const response = how === CARRIED ? c.beyond?.carried(call.carried) : received?.forCaller(alone ? call.signals : []);
     if (call.keep !== undefined && response !== undefined) keep(c.kept, call.keep, response, wall());
+    c.beyond?.carryOut(call, response);
     if (alone || response === undefined) return void takers.forEach((taker) => taker.resolve(response));
     const each = copies(response, takers.length);
     return takers.forEach((taker, i) => {
       if (each[i] === undefined) return taker.reject(new TypeError("retryline: the coalesced read's response has no clone(): its fetch's Response cannot be shared"));
-      if (received.controller !== null) followSignal(taker, each[i]);
+      if (received !== undefined && received.controller !== null) followSignal(taker, each[i]);
       taker.resolve(each[i]);
     });
   }

@@ -22,8 +22,10 @@
 //! | 15 | keep: keep a copy of the response the call resolves with (`staleIfErrorMs`) | | |
 //! | 16 | look stale: when was this read's response kept? | seq | |
 //! | 17 | release: a caller of a coalesced read leaves before its outcome | caller (0: the first) | its `RetryError`'s JSON |
+//! | 18 | await: the same read is on the wire in another tab; listen for its answer | identity (high, low 32 bits) | |
+//! | 19 | carry: hand this call's outcome to the tabs awaiting it | identity (high, low), 1 success | |
 //!
-//! A done's `how` 5 is a stale answer: its number is the kept response's age (ms), its JSON the
+//! A done's `how` 6 resolves with the response carried from another tab. A done's `how` 5 is a stale answer: its number is the kept response's age (ms), its JSON the
 //! failure's (the records end with the `stale` record).
 
 use super::io::{self, len, with_args};
@@ -244,6 +246,7 @@ fn resolve(
 /// | 11 | news | |
 /// | 12 | stale kept | seq, when the kept response was kept (wall ms; -1: none) |
 /// | 13 | leave | the joined caller who aborted |
+/// | 14 | carried | 1: the read awaited in another realm succeeded (the shell holds its response), 0: it failed |
 ///
 /// Returns the first effect's code (see the module); 0 if the call is gone.
 #[no_mangle]
@@ -296,6 +299,7 @@ pub extern "C" fn rl_call_event(handle: u32, event: u32) -> u32 {
             10 => Event::Abort,
             12 => Event::StaleKept(a as u32, (b >= 0.0 && b.is_finite()).then(|| b as u64)),
             13 => Event::Leave(a as u32),
+            14 => Event::Carried(a == 1.0),
             _ => Event::News,
         };
         (ms(now), ms(wall), event)

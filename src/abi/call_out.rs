@@ -54,9 +54,10 @@ pub fn hand_out(effect: Effect, call: &Call) -> u32 {
                 Done::Running => (3.0, 0.0),
                 Done::Reconciled => (4.0, flag(call.escalated())),
                 Done::Stale { age_ms } => (5.0, age_ms as f64),
+                Done::Carried => (6.0, 0.0),
             };
             io::numbers(&[how, number]);
-            if !matches!(done, Done::Success { .. } | Done::BodyThrew) {
+            if !matches!(done, Done::Success { .. } | Done::BodyThrew | Done::Carried) {
                 io::output(call.outcome_json());
             }
             9
@@ -70,6 +71,14 @@ pub fn hand_out(effect: Effect, call: &Call) -> u32 {
         Effect::LookStale { seq, key } => {
             io::numbers(&[f64::from(seq), f64::from((key >> 32) as u32), f64::from(key as u32)]);
             16
+        }
+        Effect::Await { key } => {
+            io::numbers(&[f64::from((key >> 32) as u32), f64::from(key as u32)]);
+            18
+        }
+        Effect::Carry { key, ok } => {
+            io::numbers(&[f64::from((key >> 32) as u32), f64::from(key as u32), if ok { 1.0 } else { 0.0 }]);
+            19
         }
         Effect::Release { caller, json } => {
             io::numbers(&[f64::from(caller)]);

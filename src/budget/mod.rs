@@ -19,6 +19,7 @@ pub mod authority;
 pub mod breaker;
 pub mod breaker_shared;
 pub mod bucket;
+mod carried;
 pub mod config;
 pub mod contact;
 mod holds;
@@ -155,6 +156,9 @@ struct ScopeState {
     spent_alone: u64,
     /// Its requests on the wire and its queue for room, if it caps them (`maxInFlight`).
     room: Option<Box<room::Room>>,
+    /// Coalesced reads on the wire in some realm of a shared budget: request identity, the
+    /// flight's token, when its attempt ends at the latest (monotonic ms).
+    flights: Vec<(u64, u64, u64)>,
 }
 
 impl ScopeState {

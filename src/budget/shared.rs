@@ -48,6 +48,8 @@ pub struct SharedScope {
     /// Of a scope with `maxInFlight`: requests on the wire (grant id, end in wall ms) and grants
     /// waiting for room (id, priority rank, latest start in wall ms). `None`: no cap.
     pub room: Option<SharedRoom>,
+    /// Coalesced reads on the wire: request identity, token, end in wall ms.
+    pub flights: Vec<(u64, u64, u64)>,
 }
 
 /// A scope's requests on the wire and its queue for room, in wall-clock ms.
@@ -123,6 +125,7 @@ impl Budget {
                     on_wire: room.on_wire.iter().map(|&(id, due)| (id, clocks.to_wall(due))).collect(),
                     waiting: room.waiting.iter().map(|w| (w.id, w.priority as u64, clocks.to_wall(w.latest))).collect(),
                 }),
+                flights: s.flights.iter().map(|&(key, token, due)| (key, token, clocks.to_wall(due))).collect(),
             })
             .collect();
         SharedState { next_grant: self.next_grant, scopes }
@@ -173,6 +176,7 @@ impl Budget {
                     freed,
                 };
             }
+            s.flights = shared.flights.iter().map(|&(key, token, due)| (key, token, clocks.to_mono(due))).collect();
             s.queued = SortedMap::new();
             for &(id, start) in &shared.queued {
                 let start = clocks.to_mono(start);

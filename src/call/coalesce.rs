@@ -3,7 +3,7 @@
 //! operation's outcome until its own deadline, and its abort detaches only itself. The operation
 //! is aborted when its last caller has left.
 
-use super::{Call, Effect, Event, Purpose, Stage};
+use super::{Call, Ctx, Effect, Event, Purpose, Stage};
 use crate::failure::{Failure, Note};
 use crate::json::to_json;
 use crate::reason::Reason;
@@ -31,6 +31,8 @@ pub(super) struct Callers {
     next: u32,
     /// The caller who began it has left (aborted) while others wait.
     first_left: bool,
+    /// Its flight's token in a budget shared across realms, once it went on the wire there.
+    token: Option<u64>,
 }
 
 /// A request's identity for coalescing: FNV-1a over the scope, the method, the URL and the
@@ -173,6 +175,51 @@ impl Call {
     }
 
     /// A caller's abort or a joined caller's deadline, before the step it may lead to.
+    /// The same read is on the wire in another realm of the shared budget: the call waits for its
+    /// answer, carried here, until that attempt must have ended (then it looks again). `true`: it waits.
+    pub(super) fn awaits_carried(&mut self, ctx: &mut Ctx) -> bool {
+        let Some(key) = self.callers.key.filter(|_| ctx.budget.carries()) else { return false };
+        let token = self.callers.token.unwrap_or(0);
+        let Some(due) = ctx.budget.flight_of(self.op.scope(), key, token, ctx.now) else { return false };
+        self.stage = Stage::Awaiting { until: due.min(self.op.deadline_at()) };
+        self.effects.push(Effect::Await { key });
+        true
+    }
+
+    /// A request of the call goes on the wire until `due`: in a shared budget, its flight is
+    /// written there for the same read in other realms.
+    pub(super) fn board_flight(&mut self, due: u64, ctx: &mut Ctx) {
+        let Some(key) = self.callers.key.filter(|_| ctx.budget.carries()) else { return };
+        let token = match self.callers.token {
+            Some(token) => token,
+            None => *self.callers.token.insert(ctx.budget.flight_token()),
+        };
+        ctx.budget.board_flight(self.op.scope(), key, token, due);
+    }
+
+    /// The operation stopped: its flight lands, and its outcome is carried to those awaiting it.
+    pub(super) fn land_flight(&mut self, ctx: &mut Ctx) {
+        let (Some(key), Some(token)) = (self.callers.key, self.callers.token) else { return };
+        ctx.budget.land_flight(self.op.scope(), token);
+        let ok = self.op.stopped().is_some_and(|s| s.reason == Reason::Success);
+        self.effects.push(Effect::Carry { key, ok });
+    }
+
+    /// Another realm's answer to the read this call awaits came (`ok`: a success, which the shell
+    /// holds), or that read failed: the call settles with it, or sends its own.
+    pub(super) fn carried(&mut self, ok: bool, ctx: &mut Ctx) {
+        if !matches!(self.stage, Stage::Awaiting { .. }) {
+            return;
+        }
+        if ok {
+            self.stage = Stage::Done;
+            self.effects.push(Effect::Done(super::Done::Carried));
+            return;
+        }
+        self.stage = Stage::Begun;
+        self.go(ctx);
+    }
+
     /// `None`: nothing more to step (a caller detached, or a timer only a joined caller's).
     pub(super) fn caller_event(&mut self, event: Event, now: u64) -> Option<Event> {
         match event {

@@ -137,6 +137,20 @@ pub enum Effect {
         /// What its `RetryError` carries.
         json: String,
     },
+    /// The same read is on the wire in another realm: listen for its answer under `key`, and
+    /// feed [`Event::Carried`].
+    Await {
+        /// The request's identity.
+        key: u64,
+    },
+    /// Carry this call's outcome to the realms awaiting the same read under `key`: a success's
+    /// response (`ok`: the one `Done` resolves with), or that it failed.
+    Carry {
+        /// The request's identity.
+        key: u64,
+        /// It succeeded.
+        ok: bool,
+    },
     /// The call is over.
     Done(Done),
 }
@@ -163,6 +177,8 @@ pub enum Done {
         /// The kept response's age, ms.
         age_ms: u64,
     },
+    /// Resolve with the response another realm's same read received and the shell was carried.
+    Carried,
 }
 
 /// What the shell saw of a request that came back.
@@ -215,6 +231,8 @@ pub enum Event {
     StaleKept(u32, Option<u64>),
     /// A joined caller (its number) aborted.
     Leave(u32),
+    /// The read awaited in another realm answered (`true`: a success, carried here) or failed.
+    Carried(bool),
 }
 
 /// The clocks and the shared parts a step reads.

@@ -17,6 +17,8 @@ impl Call {
             return self.interrupt(Reason::Deadline, pending, None, ctx);
         }
         self.launch(attempt, timeout_ms, false, ctx);
+        let due = self.flights.last().map_or(ctx.now, |f| f.due);
+        self.board_flight(due, ctx);
         self.hedge_at = self.hedge_delay(ctx);
         self.stage = Stage::Flying;
     }

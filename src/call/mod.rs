@@ -78,6 +78,8 @@ enum Stage {
     Keeping { seq: u32, update: bool },
     /// A failed read waits for the shell to say when its kept response was kept.
     Stale { seq: u32 },
+    /// The same read on the wire in another realm: its answer, until its attempt must have ended.
+    Awaiting { until: u64 },
     /// Settled.
     Done,
 }
@@ -218,6 +220,7 @@ impl Call {
             | Stage::Keeping { .. } => Some(deadline),
             Stage::Finishing { until, .. } => Some(until),
             Stage::Sleeping { wake_at } => Some(wake_at),
+            Stage::Awaiting { until } => Some(until),
             Stage::Flying => {
                 let due = self.flights.iter().map(|f| f.due).min();
                 [due, self.hedge_at].into_iter().flatten().min()
@@ -333,6 +336,7 @@ impl Call {
             Event::Timer => self.timer(ctx),
             Event::Abort => self.abort(ctx),
             Event::News => self.news(ctx),
+            Event::Carried(ok) => self.carried(ok, ctx),
             Event::Entered(..) | Event::Headed(_) | Event::StaleKept(..) | Event::Leave(_) => {}
         }
         self.report();

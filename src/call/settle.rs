@@ -44,6 +44,7 @@ impl Call {
     pub(super) fn stopped(&mut self, ctx: &mut Ctx) {
         self.flights.clear();
         self.hedge_at = None;
+        self.land_flight(ctx);
         match self.purpose() {
             Purpose::Reconcile => self.keep(),
             _ if self.keyed() => self.finish(ctx),

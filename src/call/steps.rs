@@ -16,6 +16,7 @@ impl Call {
         match self.purpose() {
             Purpose::Reconcile | Purpose::Resolve(_) => self.look(),
             Purpose::Fetch if self.op.key().is_some() => self.claim(false),
+            Purpose::Fetch if self.awaits_carried(ctx) => {}
             Purpose::Fetch => self.claimed(ctx),
         }
     }
@@ -133,6 +134,14 @@ impl Call {
             }
             Stage::LeaseWait { until } if now >= until => self.claim(true),
             Stage::Finishing { until, deadline, .. } if now >= until => self.finish_cut(deadline),
+            Stage::Awaiting { until } if now >= until && now >= deadline => {
+                self.interrupt(crate::reason::Reason::Deadline, Some(Pending::Response), None, ctx)
+            }
+            // The other realm's attempt must have ended: look again (it retried, or it is gone).
+            Stage::Awaiting { until } if now >= until => {
+                self.stage = Stage::Begun;
+                self.go(ctx);
+            }
             _ if now < deadline => {}
             Stage::Claiming { .. } => {
                 self.interrupt(crate::reason::Reason::Deadline, Some(Pending::StoreGet), None, ctx)
@@ -155,6 +164,7 @@ impl Call {
             Stage::Claiming { .. } => self.interrupt(Aborted, Some(Pending::StoreGet), None, ctx),
             Stage::LeaseWait { .. } => self.interrupt(Aborted, Some(Pending::Lease), None, ctx),
             Stage::Buffering => self.interrupt(Aborted, Some(Pending::RequestBody), None, ctx),
+            Stage::Awaiting { .. } => self.interrupt(Aborted, Some(Pending::Response), None, ctx),
             Stage::Saving { .. } => self.interrupt(Aborted, Some(Pending::StoreSet), None, ctx),
             // Nothing is on the wire: the planned attempt is taken back (its quota too), not abandoned.
             Stage::Asking { .. } | Stage::Sleeping { .. } => {

@@ -8,8 +8,10 @@
 //! scope has none), the number of queued grants and each one's `id, startAt`, and the breaker's
 //! five parts (or one `null`). Then, for each scope in the same order, its requests on the wire and
 //! its queue for room (`maxInFlight`): `null`, or the count of `id, endsAt` pairs and those pairs,
-//! then the count of `id, priorityRank, latestStart` triples and those. A reader of an earlier
-//! version stops before them, and a state without them has no requests on the wire.
+//! then the count of `id, priorityRank, latestStart` triples and those. Then, for each scope, its
+//! coalesced reads on the wire: their count and each one's identity (high and low 32 bits), token
+//! and end. A reader of an earlier version stops before them, and a state without them has no
+//! requests on the wire.
 
 use super::FromLoose;
 use crate::budget::shared::{SharedRoom, SharedScope, SharedState};
@@ -58,9 +60,22 @@ impl ToJson for SharedState {
                 None => out.push_str(",null"),
             }
         }
-        if self.scopes.iter().any(|s| s.room.is_some()) {
+        let flights = self.scopes.iter().any(|s| !s.flights.is_empty());
+        if flights || self.scopes.iter().any(|s| s.room.is_some()) {
             for s in &self.scopes {
                 write_room(out, s.room.as_ref());
+            }
+        }
+        if flights {
+            for s in &self.scopes {
+                number(out, s.flights.len() as u64);
+                for &(key, token, due) in &s.flights {
+                    // The identity in two halves: a JavaScript number holds 53 bits.
+                    number(out, key >> 32);
+                    number(out, key & 0xffff_ffff);
+                    number(out, token);
+                    number(out, due);
+                }
             }
         }
         out.push(']');
@@ -146,6 +161,7 @@ impl<'a> Cursor<'a> {
             queued,
             breaker,
             room: None,
+            flights: Vec::new(),
         })
     }
 
@@ -193,6 +209,15 @@ impl FromLoose for SharedState {
         if cursor.0.len() > 0 {
             for scope in &mut scopes {
                 scope.room = cursor.room()?;
+            }
+        }
+        // Then, from this version on, each scope's coalesced reads on the wire.
+        if cursor.0.len() > 0 {
+            for scope in &mut scopes {
+                for _ in 0..cursor.count(4)? {
+                    let key = (cursor.number()? << 32) | (cursor.number()? & 0xffff_ffff);
+                    scope.flights.push((key, cursor.number()?, cursor.number()?));
+                }
             }
         }
         Ok(SharedState { next_grant, scopes })

@@ -3,12 +3,8 @@
 // across tabs with a shared budget, a tab closed while it held a slot included.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { startMockExchange } from "./mock-exchange.mjs";
-import { serveStatic } from "../../scripts/static-server.mjs";
+import { startTabs } from "./support/chromium-tabs.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 const PAGE = `<!doctype html><script type="module">
 import { Budget, RetryClient, RetryError, staleness } from "/js/browser.js";
 const policy = { deadlineMs: 8000, attemptTimeoutMs: 3000, maxAttempts: 2, baseDelayMs: 20 };
@@ -19,6 +15,11 @@ window.widgets = async (url, n, quitter = -1, abortMs = 0) => {
   const quit = new AbortController();
   if (quitter >= 0) setTimeout(() => quit.abort(), abortMs);
   return Promise.all(Array.from({ length: n }, (_, i) => outcome(client.fetch(url, i === quitter ? { signal: quit.signal } : undefined))));
+};
+// The same widgets in each tab, through a budget shared by name: one tab's read answers the others.
+window.sharedWidgets = async (url, n, share, attemptTimeoutMs = 3000) => {
+  const client = new RetryClient({ budget: new Budget({ share }), coalesce: true, policy: { ...policy, attemptTimeoutMs } });
+  return Promise.all(Array.from({ length: n }, () => outcome(client.fetch(url))));
 };
 window.staleTwice = async (url) => {
   const client = new RetryClient({ staleIfErrorMs: 30000, policy: { ...policy, maxAttempts: 2 } });
@@ -33,30 +34,10 @@ window.capped = async (url, n, share) => {
 window.ready = true;
 </script>`;
 
-let mock, server, origin, browser;
-before(async () => {
-  mock = await startMockExchange({ port: 0 });
-  server = await serveStatic({ root, routes: { "/": { type: "text/html", body: PAGE } }, allow: (path) => path.startsWith("/js/") || path.startsWith("/pkg/") });
-  origin = `${server.origin}/`;
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await mock?.close();
-});
-
-async function tabs(n) {
-  const context = await browser.newContext();
-  const pages = [];
-  for (let i = 0; i < n; i++) {
-    const page = await context.newPage();
-    await page.goto(origin);
-    await page.waitForFunction(() => window.ready);
-    pages.push(page);
-  }
-  return { pages, close: () => context.close() };
-}
+let mock, chromium;
+before(async () => ({ mock } = chromium = await startTabs(PAGE)));
+after(async () => chromium?.stop());
+const tabs = (n) => chromium.tabs(n);
 
 /** The most requests the server held at once, each from its arrival to its end. */
 function mostAtOnce(log) {
@@ -128,6 +109,51 @@ test("maxInFlight 2 across two tabs sharing a budget: never more than 2 at the s
     assert.equal(after.status, 200, JSON.stringify(after));
     assert.ok(Date.now() - started < 15_000, "the closed tab's slots were freed well within the read's deadline");
     assert.equal(mock.requests({ path: "/tabs/held" }).length, 3);
+  } finally {
+    await close();
+  }
+});
+
+test("five tabs of 10 widgets, coalesced and sharing a budget, read one ticker as one request", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(5);
+  try {
+    mock.script("/tabs/ticker", [{ delayMs: 300, body: { price: "5" } }]);
+    const url = `${mock.url}/tabs/ticker`;
+    const results = await Promise.all(pages.map((p) => p.evaluate(([u]) => window.sharedWidgets(u, 10, "dash"), [url])));
+    assert.equal(mock.requests({ path: "/tabs/ticker" }).length, 1, "one request for fifty widgets in five tabs");
+    assert.ok(results.flat().every((r) => r.status === 200 && JSON.parse(r.body).price === "5"), JSON.stringify(results.flat().filter((r) => r.status !== 200)));
+  } finally {
+    await close();
+  }
+});
+
+test("a 418 answered to one tab's coalesced read refuses every tab's widgets, with one request at the server", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(3);
+  try {
+    mock.script("/tabs/banned", [{ delayMs: 200, status: 418, retryAfter: 5 }]);
+    const url = `${mock.url}/tabs/banned`;
+    const results = await Promise.all(pages.map((p) => p.evaluate(([u]) => window.sharedWidgets(u, 5, "dash-ban"), [url])));
+    assert.deepEqual([...new Set(results.flat().map((r) => r.reason))], ["banned"]);
+    assert.equal(mock.requests({ path: "/tabs/banned" }).length, 1);
+  } finally {
+    await close();
+  }
+});
+
+test("a tab that closes mid-request leaves the others to read on their own, one request among them", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(3);
+  try {
+    mock.script("/tabs/closing", [{ action: "hang" }, { delayMs: 50, body: { price: "6" } }]);
+    const url = `${mock.url}/tabs/closing`;
+    void pages[0].evaluate(([u]) => window.sharedWidgets(u, 3, "dash-close", 1000), [url]).catch(() => {});
+    for (let i = 0; i < 200 && mock.requests({ path: "/tabs/closing" }).length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    const others = pages.slice(1).map((p) => p.evaluate(([u]) => window.sharedWidgets(u, 3, "dash-close", 1000), [url]));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(mock.requests({ path: "/tabs/closing" }).length, 1, "the other tabs await the first tab's read");
+    await pages[0].close();
+    const results = (await Promise.all(others)).flat();
+    assert.ok(results.every((r) => r.status === 200), JSON.stringify(results));
+    assert.equal(mock.requests({ path: "/tabs/closing" }).length, 2, "once its attempt must have ended, one of them read for both");
   } finally {
     await close();
   }

@@ -6,12 +6,8 @@
 // the mock exchange is counted there.
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { startMockExchange } from "./mock-exchange.mjs";
-import { serveStatic } from "../../scripts/static-server.mjs";
+import { startTabs } from "./support/chromium-tabs.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 // Opened by two failures, open for exactly 300 ms (its length is capped there), one probe.
 const LIMITS = { breaker: { consecutiveFailures: 2, openMs: 300, maxOpenMs: 300 } };
 const PAGE = `<!doctype html><script type="module">
@@ -53,32 +49,16 @@ window.sleep = sleep;
 window.ready = true;
 </script>`;
 
-let mock, server, origin, browser;
-before(async () => {
-  mock = await startMockExchange({ port: 0 });
-  server = await serveStatic({ root, routes: { "/": { type: "text/html", body: PAGE } }, allow: (path) => path.startsWith("/js/") || path.startsWith("/pkg/") });
-  origin = `${server.origin}/`;
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await mock?.close();
-});
+let mock, chromium;
+before(async () => ({ mock } = chromium = await startTabs(PAGE)));
+after(async () => chromium?.stop());
 beforeEach(() => mock.reset());
 
 /** Two tabs of one origin; `run(tab, fn, ...args)` evaluates in one. */
 async function twoTabs() {
-  const context = await browser.newContext();
-  const pages = [];
-  for (let i = 0; i < 2; i++) {
-    const page = await context.newPage();
-    await page.goto(origin);
-    await page.waitForFunction(() => window.ready);
-    pages.push(page);
-  }
+  const { pages, close } = await chromium.tabs(2);
   const run = (tab, fn, ...args) => pages[tab].evaluate(fn, args);
-  return { run, close: () => context.close() };
+  return { run, close };
 }
 
 /** Tab A opens the scope's breaker with two 503s (counted at the server), then waits it out. */

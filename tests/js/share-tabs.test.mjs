@@ -2,13 +2,9 @@
 // against the mock exchange; what reaches the server is counted there.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { startMockExchange } from "./mock-exchange.mjs";
-import { serveStatic } from "../../scripts/static-server.mjs";
+import { startTabs } from "./support/chromium-tabs.mjs";
 import { bucketBound, busiestSecond } from "./support/windows.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 // The flood, in a tab and in its worker alike: sends as fast as `budget` lets it for `ms`.
 const SEND_AS_FAST_AS_ALLOWED = `async function sendAsFastAsAllowed(budget, url, ms) {
   const client = new RetryClient({ budget, policy: { maxAttempts: 1, deadlineMs: 1500, attemptTimeoutMs: 1000 } });
@@ -79,31 +75,10 @@ async function flood(url, ms, share, limits) {
   return { sent, share: budget.share, sharing: budget.sharing };
 }`;
 
-let mock, server, origin, browser;
-before(async () => {
-  mock = await startMockExchange({ port: 0 });
-  // The page, and the package's browser entry with its wasm, as the repository has them.
-  server = await serveStatic({ root, routes: { "/": { type: "text/html", body: PAGE }, "/flood-worker.js": { type: "text/javascript", body: WORKER } }, allow: (path) => path.startsWith("/js/") || path.startsWith("/pkg/") });
-  origin = `${server.origin}/`;
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await mock?.close();
-});
-
-async function tabs(n) {
-  const context = await browser.newContext();
-  const pages = [];
-  for (let i = 0; i < n; i++) {
-    const page = await context.newPage();
-    await page.goto(origin);
-    await page.waitForFunction(() => window.ready);
-    pages.push(page);
-  }
-  return { pages, close: () => context.close() };
-}
+let mock, chromium;
+before(async () => ({ mock } = chromium = await startTabs(PAGE, { "/flood-worker.js": { type: "text/javascript", body: WORKER } })));
+after(async () => chromium?.stop());
+const tabs = (n) => chromium.tabs(n);
 
 const limits = { capacity: 10, refillPerSecond: 5 };
 
@@ -230,7 +205,7 @@ test("a tab opened during a ban joins it: refused without a request", { timeout:
     assert.equal(await pages[0].evaluate(([u, l]) => window.once(u, "late", l), [url, limits]), "banned", "the 418 itself");
     assert.equal(mock.requests({ path: "/shared/late" }).length, 1);
     const later = await pages[0].context().newPage();
-    await later.goto(origin);
+    await later.goto(chromium.origin);
     await later.waitForFunction(() => window.ready);
     assert.equal(await later.evaluate(([u, l]) => window.once(u, "late", l), [url, limits]), "banned");
     assert.equal(mock.requests({ path: "/shared/late" }).length, 1);

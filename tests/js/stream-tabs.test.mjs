@@ -6,12 +6,8 @@
 // retried like any network error.)
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { startMockExchange } from "./mock-exchange.mjs";
-import { serveStatic } from "../../scripts/static-server.mjs";
+import { startTabs } from "./support/chromium-tabs.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 // The page: the package's browser entry, and streams the tests open, watch and close by name.
 const PAGE = `<!doctype html><script type="module">
 import { Budget, RetryClient, RetryError } from "/js/browser.js";
@@ -61,32 +57,14 @@ window.ready = true;
 const POLICY = { baseDelayMs: 100, maxDelayMs: 400, deadlineMs: 60_000, attemptTimeoutMs: 5_000 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-let mock, server, origin, browser, wsTicker;
+let mock, chromium, wsTicker;
 before(async () => {
-  mock = await startMockExchange({ port: 0 });
+  ({ mock } = chromium = await startTabs(PAGE));
   wsTicker = `${mock.url.replace(/^http/, "ws")}/ws/ticker`;
-  server = await serveStatic({ root, routes: { "/": { type: "text/html", body: PAGE } }, allow: (path) => path.startsWith("/js/") || path.startsWith("/pkg/") });
-  origin = `${server.origin}/`;
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless=new", "--no-sandbox", "--disable-gpu"] });
 });
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await mock?.close();
-});
+after(async () => chromium?.stop());
 beforeEach(() => mock.reset());
-
-async function tabs(n) {
-  const context = await browser.newContext();
-  const pages = [];
-  for (let i = 0; i < n; i++) {
-    const page = await context.newPage();
-    await page.goto(origin);
-    await page.waitForFunction(() => window.ready);
-    pages.push(page);
-  }
-  return { pages, close: () => context.close() };
-}
+const tabs = (n) => chromium.tabs(n);
 
 /** Polls `check` (async allowed) every 50 ms until it is truthy; fails naming `what` after `ms`. */
 async function until(check, what, ms = 20_000) {

@@ -341,6 +341,7 @@ fn perform(world: &mut World, machine: &mut Call) {
                     }
                     Done::Running => "rejected TypeError".into(),
                     Done::Stale { age_ms } => format!("resolved stale {age_ms}"),
+                    Done::Carried => "resolved carried".into(),
                     Done::BodyThrew => "rejected the body's error".into(),
                     Done::Reconciled => {
                         let out: Value = serde_json::from_str(&machine.outcome_json()).expect("the result's JSON");
@@ -356,7 +357,9 @@ fn perform(world: &mut World, machine: &mut Call) {
             Effect::ReadBody => world.microtasks.push_back(Happening::BodyRead),
             Effect::LookStale { seq, .. } => world.microtasks.push_back(Happening::NoneKept(seq)),
             // A transcript's call is alone: no caller joins it.
-            Effect::Share(_) | Effect::Wake | Effect::Keep { .. } | Effect::Release { .. } => {}
+            Effect::Share(_) | Effect::Wake | Effect::Keep { .. } | Effect::Release { .. } | Effect::Carry { .. } => {}
+            // A transcript's budget is this realm's: no other realm's read is awaited.
+            Effect::Await { .. } => {}
         }
     }
     let wake = machine.poll_timeout();

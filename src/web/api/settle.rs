@@ -74,7 +74,8 @@ pub(super) async fn settled(mut running: Running) -> Settled {
             Settled::Thrown(type_error(&message.unwrap_or_default()))
         }
         // The Rust API keeps no responses yet: a stale answer never comes (see executor/call.rs).
-        Done::Failed | Done::Stale { .. } => {
+        // Nor carries another tab's answer (its Await is answered "failed").
+        Done::Failed | Done::Stale { .. } | Done::Carried => {
             let response = last.and_then(|r| r.for_error().dyn_into::<web_sys::Response>().ok());
             Settled::Stopped(Box::new(stopped(&call, response)))
         }

@@ -160,6 +160,9 @@ impl Carrier for Calling {
             Effect::LookStale { seq, .. } => Some(Event::StaleKept(seq, None)),
             // The Rust API's calls join no other: no caller of its leaves early.
             Effect::Release { .. } => None,
+            // Nor do they coalesce across tabs: none awaits another's, nothing is carried.
+            Effect::Await { .. } => Some(Event::Carried(false)),
+            Effect::Carry { .. } => None,
             Effect::Done(done) => {
                 let (last, body_error) = (me.last.take().map(|(_, r)| r), me.body_error.take());
                 return Some(Ended { done, last, body_error, signals: me.signals.signals().to_vec() });
