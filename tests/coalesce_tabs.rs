@@ -31,7 +31,7 @@ impl Tab {
         ]))
         .expect("policy");
         let start = CallSpec::of(&policy).start("GET", URL, None, &Secrets::default());
-        let settings = Settings { owner: "t".into(), coalesce: true, ..Settings::default() };
+        let settings = Settings { owner: "t".into(), coalesce: true, stale_ms: 30_000, ..Settings::default() };
         let mut call = Call::new(Operation::begin(start, now, WALL + now), Purpose::Fetch, settings, now, WALL + now);
         call.offer(request_key("https://api.test", "GET", URL, ""));
         let mut budget = Budget::default();
@@ -86,6 +86,7 @@ fn a_read_on_the_wire_in_one_tab_answers_the_same_read_in_another() {
     assert!(a.has(|e| matches!(e, Effect::Done(Done::Success { .. }))));
     b.feed(Event::Carried(true), 55, &mut store);
     assert!(b.has(|e| matches!(e, Effect::Done(Done::Carried))));
+    assert!(b.has(|e| matches!(e, Effect::Keep { .. })), "kept in this tab too, for its own stale answers");
     // Landed: a later read in a third tab sends its own.
     let mut c = Tab::new(100);
     c.feed(Event::Go, 100, &mut store);
@@ -119,6 +120,12 @@ fn a_failure_carried_sends_the_waiting_tab_on_its_own_and_a_ban_refuses_it_witho
     assert!(a.has(|e| matches!(e, Effect::Carry { ok: false, .. })));
     b.feed(Event::Carried(false), 55, &mut store);
     assert_eq!(b.sends(), 0, "the ban is in the shared state: nothing more is sent");
+    // It asks for a kept answer first (staleIfErrorMs): none here.
+    let seq = b.effects.iter().find_map(|e| match e {
+        Effect::LookStale { seq, .. } => Some(*seq),
+        _ => None,
+    });
+    b.feed(Event::StaleKept(seq.expect("it looked for a stale answer"), None), 56, &mut store);
     assert!(b.has(|e| matches!(e, Effect::Done(Done::Failed))));
     let out: serde_json::Value = serde_json::from_str(&b.call.outcome_json()).expect("JSON");
     assert_eq!(out["reason"], "banned");

@@ -12,6 +12,7 @@ const ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic
 export async function launchChromium() {
   const browser = await timeLimit(chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 }), 40_000, "chromium.launch");
   return {
+    browser,
     version: browser.version(),
     /**
      * Opens url in a new context (with the CPU slowed down `cpuThrottle` times through CDP

@@ -43,6 +43,8 @@ const proxy :Workerd.Worker = (
     (name = "js/platform/response.js", esModule = embed "node_modules/retryline/js/platform/response.js"),
     (name = "js/executor/beyond.js", esModule = embed "node_modules/retryline/js/executor/beyond.js"),
     (name = "js/executor/call.js", esModule = embed "node_modules/retryline/js/executor/call.js"),
+    (name = "js/executor/coalesced.js", esModule = embed "node_modules/retryline/js/executor/coalesced.js"),
+    (name = "js/platform/carry.js", esModule = embed "node_modules/retryline/js/platform/carry.js"),
     (name = "js/platform/attempt.js", esModule = embed "node_modules/retryline/js/platform/attempt.js"),
     (name = "js/platform/store-call.js", esModule = embed "node_modules/retryline/js/platform/store-call.js"),
     (name = "js/platform/observers.js", esModule = embed "node_modules/retryline/js/platform/observers.js"),

@@ -213,6 +213,10 @@ impl Call {
         }
         if ok {
             self.stage = Stage::Done;
+            // Kept as its own: this tab's later failed reads may serve it, marked stale.
+            if let Some(key) = self.keeps() {
+                self.effects.push(Effect::Keep { key });
+            }
             self.effects.push(Effect::Done(super::Done::Carried));
             return;
         }
