@@ -74,10 +74,18 @@ test("npm start serves the dashboard; in Chromium the worked example runs on loa
     const stop = (await page.textContent("[data-stop]")).match(/^deadline at (\d+\.\d) s$/);
     assert.ok(stop && Number(stop[1]) >= 8.4 && Number(stop[1]) < 10, `${stop?.[0]}: the widgets' load may make timers late, never change the outcome`);
     assert.equal((await requests(exchange, again)).length, 4, "the server's count beside the widgets");
-    const { sharedPath, privatePath } = await page.$eval("#budget", (e) => ({ ...e.dataset }));
+    const { sharedPath, privatePath, coalescedPath, staleShown } = await page.$eval("#budget", (e) => ({ ...e.dataset }));
     const shared = await requests(exchange, sharedPath);
     const own = await requests(exchange, privatePath);
     assert.ok(shared.length < own.length / 3, `shared ${shared.length}, private ${own.length}`);
+    // Coalesced: about one request a poll for fifty widgets (12 polls, 3 of them failing twice; a
+    // widget whose timer fires after the poll's answer came begins the next), and the failed polls
+    // shown stale, greyed with their age, rather than blank.
+    const coalesced = await requests(exchange, coalescedPath);
+    assert.ok(coalesced.length >= 6 && coalesced.length <= 40 && coalesced.length < shared.length / 2, `coalesced ${coalesced.length}, shared ${shared.length}`);
+    assert.equal(coalesced.filter((r) => r.status === 503).length, 6);
+    assert.ok(Number(staleShown) >= 50, `stale answers shown: ${staleShown}`);
+    assert.ok(await page.$eval("#budget .tiles", (t) => t.querySelectorAll(".tile").length === 50));
     assert.deepEqual(errors, []);
 
     await streamEpisodes(page, exchange);
