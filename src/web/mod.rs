@@ -55,10 +55,11 @@ mod api;
 mod executor;
 mod platform;
 
+pub use api::staleness;
 pub use api::{
     CallOptions, Client, ClientBuilder, Connection, Docs, Error, Family, FamilyRequest, Heartbeat, Match, Message,
     NotOpen, OnEvent, OnOpen, PageSignal, PolicyLayer, ProtocolsProvider, Reconciled, Resync, RetryContext,
-    SharedBudget, ShouldRetry, Stopped, Stream, StreamEvent, StreamOptions, StreamState, TokenBucket, UrlPattern,
-    UrlProvider, Weight, Worksheet, WorksheetRow,
+    SharedBudget, ShouldRetry, Staleness, Stopped, Stream, StreamEvent, StreamOptions, StreamState, TokenBucket,
+    UrlPattern, UrlProvider, Weight, Worksheet, WorksheetRow,
 };
 pub use platform::clock;

@@ -26,7 +26,7 @@ use crate::web::platform::values;
 /// # Default
 /// [`Policy::default`], a budget of its own (no token limit; the retry quota on), random jitter
 /// and no scripted draws, this client's memory for a store, no observer, bodies not read, no
-/// endpoint families, no `should_retry` (every retry the core admits goes).
+/// endpoint families, no `should_retry` (every retry the core admits goes), never stale.
 #[derive(Default)]
 pub struct ClientBuilder {
     policy: Option<Policy>,
@@ -35,6 +35,7 @@ pub struct ClientBuilder {
     draws: Vec<u64>,
     store: Option<Store>,
     observer: Option<Observer>,
+    stale_if_error_ms: u64,
     read_body: bool,
     families: Vec<Family>,
     should_retry: Option<ShouldRetry>,
@@ -82,6 +83,14 @@ impl ClientBuilder {
         self
     }
 
+    /// A read that fails for want of a current answer resolves with its last good response if it
+    /// is at most `ms` old, marked stale ([`staleness`](super::staleness)), as JavaScript's
+    /// `staleIfErrorMs`; at most 256 kept, the oldest going first. Default 0: never.
+    pub fn stale_if_error_ms(mut self, ms: u64) -> Self {
+        self.stale_if_error_ms = ms;
+        self
+    }
+
     /// Whether calls read the body inside the attempt timeout (default: no; per call too).
     pub fn read_body(mut self, read: bool) -> Self {
         self.read_body = read;
@@ -116,9 +125,11 @@ impl ClientBuilder {
         let should_retry = self.should_retry.map(|s| s.0);
         let draws = RefCell::new(Draws::scripted(self.draws, self.seed.unwrap_or_else(values::entropy)));
         let Held { budget, share } = self.budget.unwrap_or_else(|| Held::new(BudgetConfig::default(), None));
-        let executor = Executor { budget, share, draws, store, observer: self.observer };
-        let defaults =
-            Defaults { policy, owner: text::hex16(values::entropy()), read_body: self.read_body, should_retry };
+        let kept = RefCell::default();
+        let executor = Executor { budget, share, draws, store, observer: self.observer, kept };
+        let owner = text::hex16(values::entropy());
+        let stale_ms = self.stale_if_error_ms;
+        let defaults = Defaults { policy, owner, read_body: self.read_body, should_retry, stale_ms };
         Client { executor: Rc::new(executor), defaults: Rc::new(defaults), families: self.families.into() }
     }
 }

@@ -55,6 +55,9 @@ pub struct CallOptions {
     pub read_body: Option<bool>,
     /// This call's veto over its retries (default: its family's, else the client's).
     pub should_retry: Option<ShouldRetry>,
+    /// This read's `staleIfErrorMs` (default: the client's; see
+    /// [`ClientBuilder::stale_if_error_ms`](super::ClientBuilder::stale_if_error_ms)).
+    pub stale_if_error_ms: Option<u64>,
 }
 
 impl CallOptions {
@@ -83,8 +86,8 @@ impl CallOptions {
             scope: text("scope", self.scope)?,
             weight,
             read_body: self.read_body,
-            // Not in the Rust API yet: its executor keeps no responses (docs/client.md).
-            stale_if_error_ms: None,
+            stale_if_error_ms: self.stale_if_error_ms,
+            // Not in the Rust API yet: its calls join no other (docs/client.md).
             coalesce: None,
         };
         let should_retry = self.should_retry.map(|s| s.0);

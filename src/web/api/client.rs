@@ -32,6 +32,8 @@ pub(super) struct Defaults {
     pub owner: String,
     pub read_body: bool,
     pub should_retry: Option<Predicate>,
+    /// `staleIfErrorMs` of its calls (0: never).
+    pub stale_ms: u64,
 }
 
 impl Client {

@@ -39,6 +39,7 @@ impl Client {
         }
         signals.extend(spec.signal);
         let read_body = spec.core.read_body;
+        let stale_ms = spec.core.stale_if_error_ms.unwrap_or(self.defaults.stale_ms);
         // `begin` redacts the URL.
         let start = spec.core.start(&request.method, &request.url, Some(&origin(&request.url)), &Secrets::default());
         let should_retry = spec.should_retry.or_else(|| self.defaults.should_retry.clone());
@@ -49,10 +50,15 @@ impl Client {
             asks: should_retry.is_some(),
             observed: self.executor.observer.is_some(),
             secrets: Secrets::default(),
-            stale_ms: 0,
+            stale_ms,
             coalesce: false,
         };
-        let call = Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall);
+        let mut call = Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall);
+        // Its identity: what a kept response is kept by (headers that cannot be read: none kept).
+        if let Some(headers) = request.header_fields() {
+            let scope = call.operation().scope().to_owned();
+            call.offer(crate::call::request_key(&scope, &request.method, &request.url, &headers));
+        }
         let with = With { request: Some(request), waits: spec.waits, signals, should_retry, query: None };
         Ok(Running::new(call, &self.executor, with))
     }

@@ -62,7 +62,7 @@ pub(super) enum Settled {
 
 /// How the call `running` settles, once it has; dropping the future cancels the call.
 pub(super) async fn settled(mut running: Running) -> Settled {
-    let Ended { done, last, body_error, signals } = (&mut running).await;
+    let Ended { done, last, body_error, signals, stale } = (&mut running).await;
     let call = running.call();
     match done {
         // An unread body follows the caller's signals.
@@ -73,8 +73,13 @@ pub(super) async fn settled(mut running: Running) -> Settled {
             let message = Fields::of(&outcome).and_then(|f| f.read::<String>("message"));
             Settled::Thrown(type_error(&message.unwrap_or_default()))
         }
-        // The Rust API keeps no responses yet: a stale answer never comes (see executor/call.rs).
-        // Nor carries another tab's answer (its Await is answered "failed").
+        // The kept response, marked (none could be made: the failure, as it would have been).
+        Done::Stale { age_ms } if stale.is_some() => {
+            let response = stale.map_or(JsValue::UNDEFINED, JsValue::from);
+            super::stale::mark(&response, age_ms, &call.outcome_json());
+            Settled::Response(response)
+        }
+        // The Rust API does not carry another tab's answer (its Await is answered "failed").
         Done::Failed | Done::Stale { .. } | Done::Carried => {
             let response = last.and_then(|r| r.for_error().dyn_into::<web_sys::Response>().ok());
             Settled::Stopped(Box::new(stopped(&call, response)))
@@ -101,7 +106,7 @@ pub(super) fn stream_stopped(reason: Reason, json: &str) -> Stopped {
 }
 
 /// A stop the core wrote as `{ reason, message, key, records }`: a call's, or a stream's.
-fn read_stopped(json: &str) -> Option<Stopped> {
+pub(super) fn read_stopped(json: &str) -> Option<Stopped> {
     let stop = read_json(json);
     let f = Fields::of(&stop).ok()?;
     let (reason, message) = (f.read("reason").ok()?, f.read("message").ok()?);

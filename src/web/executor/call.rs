@@ -56,6 +56,8 @@ pub struct Ended {
     pub body_error: Option<JsValue>,
     /// The caller's signals: a response handed on with its body unread follows them.
     pub signals: Vec<AbortSignal>,
+    /// A read's last good response, served stale (`Done::Stale`), if one could be made.
+    pub stale: Option<web_sys::Response>,
 }
 
 /// A call running until it settles; dropping it ends the call where it stands.
@@ -77,6 +79,8 @@ struct Calling {
     last: Option<(u32, Received)>,
     /// The budget's used-weight header for the call's scope.
     header: Option<String>,
+    /// The identity its response is kept under on success, or its kept response looked for by.
+    kept: Option<u64>,
 }
 
 impl Running {
@@ -87,8 +91,20 @@ impl Running {
         let (listening, heard) = (signals.listen(), exec.share.as_ref().map(tabs::hear));
         let (requests, queries, body, body_error, last) = Default::default();
         let room = tabs::hear_local(budget_at(exec));
-        let calling =
-            Calling { with, signals, listening, heard, room, requests, queries, body, body_error, last, header };
+        let calling = Calling {
+            with,
+            signals,
+            listening,
+            heard,
+            room,
+            requests,
+            queries,
+            body,
+            body_error,
+            last,
+            header,
+            kept: None,
+        };
         Running(Driven::new(call, calling, (), exec.clone()))
     }
 
@@ -155,9 +171,14 @@ impl Carrier for Calling {
                 tabs::tell_local(budget_at(&run.exec));
                 None
             }
-            // The Rust API keeps no responses yet: a failed read finds none kept, and rejects.
-            Effect::Keep { .. } => None,
-            Effect::LookStale { seq, .. } => Some(Event::StaleKept(seq, None)),
+            Effect::Keep { key } => {
+                me.kept = Some(key);
+                None
+            }
+            Effect::LookStale { seq, key } => {
+                me.kept = Some(key);
+                Some(Event::StaleKept(seq, run.exec.kept.borrow().kept_at(key)))
+            }
             // The Rust API's calls join no other: no caller of its leaves early.
             Effect::Release { .. } => None,
             // Nor do they coalesce across tabs: none awaits another's, nothing is carried.
@@ -165,7 +186,17 @@ impl Carrier for Calling {
             Effect::Carry { .. } => None,
             Effect::Done(done) => {
                 let (last, body_error) = (me.last.take().map(|(_, r)| r), me.body_error.take());
-                return Some(Ended { done, last, body_error, signals: me.signals.signals().to_vec() });
+                let stale = match (done, me.kept) {
+                    (Done::Success { .. }, Some(key)) => {
+                        if let Some(response) = last.as_ref().and_then(Received::keepable) {
+                            run.exec.kept.borrow_mut().keep(key, &response, crate::web::platform::clock::wall_now());
+                        }
+                        None
+                    }
+                    (Done::Stale { age_ms }, Some(key)) => run.exec.kept.borrow().serve(key, age_ms),
+                    _ => None,
+                };
+                return Some(Ended { done, last, body_error, signals: me.signals.signals().to_vec(), stale });
             }
         };
         if let Some(event) = at_once {

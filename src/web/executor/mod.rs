@@ -13,6 +13,7 @@
 
 mod call;
 mod drive;
+mod kept;
 mod stream;
 
 use std::cell::RefCell;
@@ -37,6 +38,8 @@ pub struct Executor {
     pub draws: RefCell<Draws>,
     pub store: Store,
     pub observer: Option<Observer>,
+    /// The last good response of each read (`staleIfErrorMs`).
+    pub kept: RefCell<kept::Kept>,
 }
 
 impl Executor {

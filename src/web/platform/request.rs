@@ -59,6 +59,21 @@ impl RequestTemplate {
         self.template.as_ref().map(Request::signal)
     }
 
+    /// The request's headers, names and values NUL-separated, for the core's request identity
+    /// (`None`: they could not be read).
+    pub fn header_fields(&self) -> Option<String> {
+        let Some(template) = &self.template else { return Some(String::new()) };
+        let mut fields = String::new();
+        for entry in js_sys::try_iter(&template.headers()).ok()?? {
+            let entry = entry.ok()?;
+            for at in 0..2 {
+                fields.push_str(&js_sys::Reflect::get_u32(&entry, at).ok()?.as_string()?);
+                fields.push('\0');
+            }
+        }
+        Some(fields)
+    }
+
     pub fn has_body(&self) -> bool {
         self.template.as_ref().is_some_and(|t| t.body().is_some())
     }

@@ -240,6 +240,12 @@ impl Received {
         }
     }
 
+    /// The response the caller gets on success (the rebuilt one, or the original handed on), to
+    /// keep a copy of.
+    pub fn keepable(&self) -> Option<JsValue> {
+        Some(self.rebuilt.clone().unwrap_or_else(|| self.original.clone()))
+    }
+
     /// What the caller's fetch gave, if it is a `Response` of this realm.
     pub fn response(&self) -> Option<web_sys::Response> {
         self.original.clone().dyn_into::<web_sys::Response>().ok()
