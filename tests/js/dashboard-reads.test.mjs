@@ -21,6 +21,11 @@ window.sharedWidgets = async (url, n, share, attemptTimeoutMs = 3000) => {
   const client = new RetryClient({ budget: new Budget({ share }), coalesce: true, policy: { ...policy, attemptTimeoutMs } });
   return Promise.all(Array.from({ length: n }, () => outcome(client.fetch(url))));
 };
+// Widgets whose client reads each body inside the attempt: a body that never ends is cut by its timeout.
+window.bodied = async (url, n) => {
+  const client = new RetryClient({ coalesce: true, readBody: true, policy: { ...policy, attemptTimeoutMs: 400 } });
+  return Promise.all(Array.from({ length: n }, () => outcome(client.fetch(url))));
+};
 window.staleTwice = async (url) => {
   const client = new RetryClient({ staleIfErrorMs: 30000, policy: { ...policy, maxAttempts: 2 } });
   const first = await outcome(client.fetch(url));
@@ -154,6 +159,18 @@ test("a tab that closes mid-request leaves the others to read on their own, one 
     const results = (await Promise.all(others)).flat();
     assert.ok(results.every((r) => r.status === 200), JSON.stringify(results));
     assert.equal(mock.requests({ path: "/tabs/closing" }).length, 2, "once its attempt must have ended, one of them read for both");
+  } finally {
+    await close();
+  }
+});
+
+test("a coalesced read whose body never ends is cut by its attempt timeout in Chromium, and retried once for every widget", { timeout: 60_000 }, async () => {
+  const { pages, close } = await tabs(1);
+  try {
+    mock.script("/page/endless", [{ action: "endless" }, { body: { price: "8" } }]);
+    const results = await pages[0].evaluate((url) => window.bodied(url, 10), `${mock.url}/page/endless`);
+    assert.ok(results.every((r) => r.status === 200 && JSON.parse(r.body).price === "8"), JSON.stringify(results.slice(0, 2)));
+    assert.equal(mock.requests({ path: "/page/endless" }).length, 2);
   } finally {
     await close();
   }
