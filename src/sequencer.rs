@@ -26,7 +26,8 @@ pub trait Sequencer {
 impl Sequencer for crate::call::Call {
     type Event = crate::call::Event;
     type Effect = crate::call::Effect;
-    const UNBOUNDED: Self::Event = crate::call::Event::Abort;
+    /// Every caller of it leaves, those that joined it too (coalescing): it is aborted.
+    const UNBOUNDED: Self::Event = crate::call::Event::Leave(crate::call::EVERY_CALLER);
 
     fn entered(seq: u32, state: Option<SharedState>) -> Self::Event {
         crate::call::Event::Entered(seq, state)

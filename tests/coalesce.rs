@@ -155,3 +155,14 @@ fn a_ban_refuses_every_joined_caller_at_once_and_sends_nothing_more() {
     let value: Value = serde_json::from_str(&json).expect("json");
     assert_eq!(value["reason"], "banned");
 }
+
+#[test]
+fn when_the_platform_cannot_bound_its_waits_every_caller_leaves_and_the_request_is_aborted() {
+    let mut run = Run::new(call("GET", true, "", 5_000.0, 0));
+    run.feed(Event::Go, 0);
+    let a = run.call.join(&call("GET", true, "", 5_000.0, 1)).expect("joins");
+    run.feed(Event::Leave(retryline::call::EVERY_CALLER), 10);
+    assert_eq!(run.released(), vec![(a, "aborted".to_owned())]);
+    assert!(run.effects.iter().any(|e| matches!(e, Effect::Abort { attempt: 1, .. })));
+    assert_eq!(run.done(), Some(Done::Failed));
+}

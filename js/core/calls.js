@@ -69,6 +69,8 @@ const NEWS = 11;
 const STALE_KEPT = 12;
 const LEAVE = 13;
 const CARRIED_EVENT = 14;
+/** Leave's caller that means every caller (src/call/coalesce.rs). */
+const EVERY_CALLER = 4294967295;
 
 /** The calls of `mem`; `shareEffect` (./share.js) reads the steps on a budget shared beyond this
  * realm, in the entries that have such budgets. */
@@ -154,6 +156,8 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
     },
     go: (handle, now, wall) => feed(handle, GO, now, wall),
     leave: (handle, now, wall, caller) => feed(handle, LEAVE, now, wall, [caller]),
+    /** The platform set no timer: every caller leaves (joined ones too), and the call is aborted. */
+    unbounded: (handle, now, wall) => feed(handle, LEAVE, now, wall, [EVERY_CALLER]),
     carried: (handle, now, wall, ok) => feed(handle, CARRIED_EVENT, now, wall, [ok ? 1 : 0]),
     entered(handle, now, wall, seq, state) {
       if (state === undefined || state === null) return feed(handle, ENTERED, now, wall, [seq, ABSENT]);

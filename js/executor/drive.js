@@ -50,5 +50,5 @@ function arm(run, wakeAt) {
     feed(run, (m, h, t, w) => m.timer(h, t, w));
   }, wakeAt - now());
   // A platform whose timers throw (a test's fakes) cannot bound a wait: the machine is aborted.
-  if (run.timer === null) feed(run, (m, h, t, w) => (m.abort ?? m.close)(h, t, w));
+  if (run.timer === null) feed(run, (m, h, t, w) => (m.unbounded ?? m.close)(h, t, w));
 }

@@ -11,6 +11,10 @@ use crate::reason::Reason;
 /// Headers that name one request, not what it asks for: they never keep two reads apart.
 const UNSHARED_HEADERS: [&str; 5] = ["traceparent", "tracestate", "baggage", "x-request-id", "x-correlation-id"];
 
+/// [`Event::Leave`] of every caller at once: the platform cannot bound the call's waits (its timers
+/// fail), so no one may be left waiting on it.
+pub const EVERY_CALLER: u32 = u32::MAX;
+
 /// A caller that joined the operation (the one who began it is caller 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Joiner {
@@ -228,6 +232,12 @@ impl Call {
     pub(super) fn caller_event(&mut self, event: Event, now: u64) -> Option<Event> {
         match event {
             Event::Abort if self.detach(0) => None,
+            Event::Leave(EVERY_CALLER) => {
+                for joiner in std::mem::take(&mut self.callers.joined) {
+                    self.release(joiner.id, Reason::Aborted);
+                }
+                Some(Event::Abort)
+            }
             Event::Leave(caller) if self.detach(caller) => None,
             Event::Leave(_) => Some(Event::Abort),
             Event::Timer if self.release_due(now) => match self.deserted() {

@@ -32,7 +32,7 @@ mod spec;
 mod stale;
 mod steps;
 
-pub use coalesce::request_key;
+pub use coalesce::{request_key, EVERY_CALLER};
 pub use effects::{Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
 pub use settle::Stopped;
 pub use spec::CallSpec;
