@@ -69,8 +69,8 @@ export async function runWidgets(host, ex) {
   const coalescedClients = Array.from({ length: WIDGETS }, () => client(ex, { budget: together, coalesce: true, staleIfErrorMs: 30_000 }));
   const paths = { shared: ex.route("budget", "/shared/price"), private: ex.route("budget", "/private/price"), coalesced: ex.route("budget", "/coalesced/price") };
   Object.assign(host.dataset, { sharedPath: paths.shared, privatePath: paths.private, coalescedPath: paths.coalesced, staleShown: "0" });
-  // Two seconds of answers, then the provider fails three polls (two attempts each): the coalesced widgets show their last value, stale.
-  await ex.script(paths.coalesced, [...Array(4).fill({}), ...Array(6).fill({ status: 503 })]);
+  // Three answers, then the provider fails three polls (two attempts each): the coalesced widgets show their last value, stale.
+  await ex.script(paths.coalesced, [...Array(3).fill({}), ...Array(6).fill({ status: 503 })]);
   const start = Date.now();
   const until = performance.now() + RUN_MS;
   const tiles = Array.from({ length: WIDGETS }, (_, i) => `<span class="tile" data-i="${i}">–</span>`).join("");

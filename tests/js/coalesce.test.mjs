@@ -51,7 +51,7 @@ test("without the option, or with other headers, reads do not join; an order nev
 
 test("a caller that aborts detaches alone; when the last caller leaves, the request is aborted at the server", async () => {
   const path = "/api/v3/ticker/slow";
-  mock.script(path, [{ delayMs: 300 }, { action: "hang" }]);
+  mock.script(path, [{ delayMs: 1000 }, { action: "hang" }]);
   const client = new RetryClient({ coalesce: true, policy });
   const url = `${mock.url}${path}`;
   const quitter = new AbortController();

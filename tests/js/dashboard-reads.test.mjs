@@ -55,7 +55,7 @@ function mostAtOnce(log) {
 test("50 widgets in a page read one ticker as one request; the one that aborts leaves alone", { timeout: 60_000 }, async () => {
   const { pages, close } = await tabs(1);
   try {
-    mock.script("/page/ticker", [{ delayMs: 200, body: { price: "42" } }]);
+    mock.script("/page/ticker", [{ delayMs: 1000, body: { price: "42" } }]);
     const results = await pages[0].evaluate((url) => window.widgets(url, 50, 7, 50), `${mock.url}/page/ticker`);
     assert.equal(mock.requests({ path: "/page/ticker" }).length, 1, "one request for fifty widgets");
     assert.deepEqual(results[7], { reason: "aborted", joined: true });
@@ -85,7 +85,8 @@ test("a read that fails serves its last good answer in Chromium, marked stale wi
     mock.script("/page/stale", [{ body: { price: "9" } }, { status: 503 }, { status: 503 }]);
     const [first, second] = await pages[0].evaluate((url) => window.staleTwice(url), `${mock.url}/page/stale`);
     assert.deepEqual([first.status, first.stale], [200, null]);
-    assert.deepEqual([second.status, JSON.parse(second.body).price, second.stale, second.age], [200, "9", "attempts", "0"]);
+    assert.deepEqual([second.status, JSON.parse(second.body).price, second.stale], [200, "9", "attempts"]);
+    assert.ok(/^\d+$/.test(second.age) && Number(second.age) <= 5, `Age: ${second.age}`);
     assert.deepEqual(mock.requests({ path: "/page/stale" }).map((r) => r.status), [200, 503, 503]);
   } finally {
     await close();
@@ -122,7 +123,8 @@ test("maxInFlight 2 across two tabs sharing a budget: never more than 2 at the s
 test("five tabs of 10 widgets, coalesced and sharing a budget, read one ticker as one request", { timeout: 60_000 }, async () => {
   const { pages, close } = await tabs(5);
   try {
-    mock.script("/tabs/ticker", [{ delayMs: 300, body: { price: "5" } }]);
+    // Long enough an answer that every tab has begun its read while it runs, on a busy machine too.
+    mock.script("/tabs/ticker", [{ delayMs: 1500, body: { price: "5" } }]);
     const url = `${mock.url}/tabs/ticker`;
     const results = await Promise.all(pages.map((p) => p.evaluate(([u]) => window.sharedWidgets(u, 10, "dash"), [url])));
     assert.equal(mock.requests({ path: "/tabs/ticker" }).length, 1, "one request for fifty widgets in five tabs");
@@ -135,7 +137,7 @@ test("five tabs of 10 widgets, coalesced and sharing a budget, read one ticker a
 test("a 418 answered to one tab's coalesced read refuses every tab's widgets, with one request at the server", { timeout: 60_000 }, async () => {
   const { pages, close } = await tabs(3);
   try {
-    mock.script("/tabs/banned", [{ delayMs: 200, status: 418, retryAfter: 5 }]);
+    mock.script("/tabs/banned", [{ delayMs: 1500, status: 418, retryAfter: 5 }]);
     const url = `${mock.url}/tabs/banned`;
     const results = await Promise.all(pages.map((p) => p.evaluate(([u]) => window.sharedWidgets(u, 5, "dash-ban"), [url])));
     assert.deepEqual([...new Set(results.flat().map((r) => r.reason))], ["banned"]);
