@@ -115,6 +115,11 @@ impl Call {
         Some(id)
     }
 
+    /// Whether later reads may join it (a coalescing read, offered its identity).
+    pub fn joinable(&self) -> bool {
+        self.callers.key.is_some()
+    }
+
     /// The request's identity, if it was offered.
     pub(super) fn identity(&self) -> Option<u64> {
         self.callers.identity

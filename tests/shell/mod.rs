@@ -20,6 +20,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test;
 
+mod coalesce;
 mod stale;
 mod stream_restart;
 pub mod streams;
@@ -93,7 +94,7 @@ fn stopped(result: Result<web_sys::Response, Error>) -> Error {
 }
 
 /// Calls `f` after `ms` on the global `setTimeout` (what a caller's UI event would do).
-fn later(ms: i32, f: impl FnOnce() + 'static) {
+pub fn later(ms: i32, f: impl FnOnce() + 'static) {
     let set_timeout: Function = get(&js_sys::global(), "setTimeout").dyn_into().unwrap();
     set_timeout.call2(&JsValue::UNDEFINED, &Closure::once_into_js(f), &ms.into()).unwrap();
 }

@@ -36,6 +36,7 @@ pub struct ClientBuilder {
     store: Option<Store>,
     observer: Option<Observer>,
     stale_if_error_ms: u64,
+    coalesce: bool,
     read_body: bool,
     families: Vec<Family>,
     should_retry: Option<ShouldRetry>,
@@ -91,6 +92,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Concurrent reads of the same request (GET or HEAD without a body or key, the same URL and
+    /// headers) share one operation, as JavaScript's `coalesce`: each caller gets its own copy of
+    /// the response; its abort or its own earlier deadline releases it alone. This client's reads
+    /// only. Default: off.
+    pub fn coalesce(mut self, coalesce: bool) -> Self {
+        self.coalesce = coalesce;
+        self
+    }
+
     /// Whether calls read the body inside the attempt timeout (default: no; per call too).
     pub fn read_body(mut self, read: bool) -> Self {
         self.read_body = read;
@@ -126,10 +136,11 @@ impl ClientBuilder {
         let draws = RefCell::new(Draws::scripted(self.draws, self.seed.unwrap_or_else(values::entropy)));
         let Held { budget, share } = self.budget.unwrap_or_else(|| Held::new(BudgetConfig::default(), None));
         let kept = RefCell::default();
-        let executor = Executor { budget, share, draws, store, observer: self.observer, kept };
+        let joinable = Default::default();
+        let executor = Executor { budget, share, draws, store, observer: self.observer, kept, joinable };
         let owner = text::hex16(values::entropy());
-        let stale_ms = self.stale_if_error_ms;
-        let defaults = Defaults { policy, owner, read_body: self.read_body, should_retry, stale_ms };
+        let (stale_ms, coalesce) = (self.stale_if_error_ms, self.coalesce);
+        let defaults = Defaults { policy, owner, read_body: self.read_body, should_retry, stale_ms, coalesce };
         Client { executor: Rc::new(executor), defaults: Rc::new(defaults), families: self.families.into() }
     }
 }

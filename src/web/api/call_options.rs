@@ -58,6 +58,9 @@ pub struct CallOptions {
     /// This read's `staleIfErrorMs` (default: the client's; see
     /// [`ClientBuilder::stale_if_error_ms`](super::ClientBuilder::stale_if_error_ms)).
     pub stale_if_error_ms: Option<u64>,
+    /// This read's `coalesce` (default: the client's; see
+    /// [`ClientBuilder::coalesce`](super::ClientBuilder::coalesce)).
+    pub coalesce: Option<bool>,
 }
 
 impl CallOptions {
@@ -87,8 +90,7 @@ impl CallOptions {
             weight,
             read_body: self.read_body,
             stale_if_error_ms: self.stale_if_error_ms,
-            // Not in the Rust API yet: its calls join no other (docs/client.md).
-            coalesce: None,
+            coalesce: self.coalesce,
         };
         let should_retry = self.should_retry.map(|s| s.0);
         Ok(CallSpec { core, signal: self.signal, should_retry, waits: Waits::default() })

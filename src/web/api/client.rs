@@ -34,6 +34,8 @@ pub(super) struct Defaults {
     pub should_retry: Option<Predicate>,
     /// `staleIfErrorMs` of its calls (0: never).
     pub stale_ms: u64,
+    /// `coalesce` of its calls.
+    pub coalesce: bool,
 }
 
 impl Client {
@@ -102,8 +104,12 @@ impl Client {
             spec.waits = family.waits();
             Ok(spec)
         });
+        let running = match running.map_err(Error::Invalid)? {
+            super::prepare::Prepared::Running(running) => running,
+            super::prepare::Prepared::Joined(joined) => return super::stale::joined(joined.await),
+        };
         // Dropped before it ends: its timer is cleared and its requests aborted.
-        match settled(running.map_err(Error::Invalid)?).await {
+        match settled(running).await {
             Settled::Response(response) => response.dyn_into::<web_sys::Response>().map_err(|other| {
                 Error::Invalid(type_error(&text::join(&["fetch gave ", kind(&other), ", not a Response"])))
             }),

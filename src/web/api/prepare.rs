@@ -13,7 +13,13 @@ use crate::machine::Operation;
 use crate::policy::Policy;
 use crate::reconcile::Evidence;
 use crate::redact::Secrets;
-use crate::web::executor::{Query, Running, With};
+use crate::web::executor::{join, Joined, Query, Running, With};
+
+/// A fetch made ready: its own call, or a place in the same read running (`coalesce`).
+pub(super) enum Prepared {
+    Running(Running),
+    Joined(Joined),
+}
 use crate::web::platform::request::{origin, RequestTemplate};
 use crate::web::platform::{clock, values};
 
@@ -25,7 +31,7 @@ impl Client {
         input: &JsValue,
         init: &JsValue,
         spec: impl FnOnce(&str, &str) -> Result<CallSpec, JsValue>,
-    ) -> Result<Running, JsValue> {
+    ) -> Result<Prepared, JsValue> {
         let (now, wall) = (clock::now(), clock::wall_now());
         let request = RequestTemplate::new(input, init)?;
         let spec = spec(&request.method, &request.url)?;
@@ -40,6 +46,7 @@ impl Client {
         signals.extend(spec.signal);
         let read_body = spec.core.read_body;
         let stale_ms = spec.core.stale_if_error_ms.unwrap_or(self.defaults.stale_ms);
+        let coalesce = spec.core.coalesce.unwrap_or(self.defaults.coalesce);
         // `begin` redacts the URL.
         let start = spec.core.start(&request.method, &request.url, Some(&origin(&request.url)), &Secrets::default());
         let should_retry = spec.should_retry.or_else(|| self.defaults.should_retry.clone());
@@ -51,7 +58,7 @@ impl Client {
             observed: self.executor.observer.is_some(),
             secrets: Secrets::default(),
             stale_ms,
-            coalesce: false,
+            coalesce,
         };
         let mut call = Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall);
         // Its identity: what a kept response is kept by (headers that cannot be read: none kept).
@@ -59,8 +66,12 @@ impl Client {
             let scope = call.operation().scope().to_owned();
             call.offer(crate::call::request_key(&scope, &request.method, &request.url, &headers));
         }
+        // The same read running for this client: it joins it rather than sending its own.
+        if let Some(joined) = join(&self.executor, &call, signals.clone()) {
+            return Ok(Prepared::Joined(joined));
+        }
         let with = With { request: Some(request), waits: spec.waits, signals, should_retry, query: None };
-        Ok(Running::new(call, &self.executor, with))
+        Ok(Prepared::Running(Running::new(call, &self.executor, with)))
     }
 
     /// A reconciliation of `key` (already checked) by `query` under `policy`, from now.

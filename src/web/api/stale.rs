@@ -40,3 +40,25 @@ pub fn staleness(response: &web_sys::Response) -> Option<Staleness> {
 pub(super) fn mark(response: &JsValue, age_ms: u64, json: &str) {
     js_mark_stale(response, age_ms as f64, json);
 }
+
+/// What a joined call resolves with: its copy of the response (a stale one marked), or its error.
+pub(super) fn joined(outcome: crate::web::executor::JoinOutcome) -> Result<web_sys::Response, super::Error> {
+    use crate::web::executor::JoinOutcome;
+    use wasm_bindgen::JsCast;
+    let response = match outcome {
+        JoinOutcome::Response(response) => response,
+        JoinOutcome::Stale(response, age_ms, json) => {
+            mark(&response, age_ms, &json);
+            response
+        }
+        JoinOutcome::Stopped(json) => {
+            let stopped = super::settle::read_stopped(&json);
+            let invalid =
+                || super::Error::Invalid(js_sys::TypeError::new("a coalesced read's outcome could not be read").into());
+            return Err(stopped.map_or_else(invalid, |s| super::Error::Stopped(Box::new(s))));
+        }
+    };
+    response.dyn_into::<web_sys::Response>().map_err(|_| {
+        super::Error::Invalid(js_sys::TypeError::new("the coalesced read's response could not be copied").into())
+    })
+}

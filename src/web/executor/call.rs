@@ -64,7 +64,7 @@ pub struct Ended {
 pub struct Running(Rc<Driven<Calling>>);
 
 /// What carries out a call's effects, and what they made.
-struct Calling {
+pub(super) struct Calling {
     with: With,
     signals: AbortWatch,
     listening: Option<Listening>,
@@ -81,6 +81,12 @@ struct Calling {
     header: Option<String>,
     /// The identity its response is kept under on success, or its kept response looked for by.
     kept: Option<u64>,
+    /// Callers who joined it (coalescing), each with its slot.
+    pub(super) joiners: Vec<(u32, Rc<super::joined::JoinSlot>)>,
+    /// The caller who began it left (its abort) while others wait.
+    first_left: bool,
+    /// That caller's future is gone: the joined callers drive it.
+    pub(super) driverless: bool,
 }
 
 impl Running {
@@ -104,8 +110,16 @@ impl Running {
             last,
             header,
             kept: None,
+            joiners: Vec::new(),
+            first_left: false,
+            driverless: false,
         };
-        Running(Driven::new(call, calling, (), exec.clone()))
+        let joinable = call.joinable();
+        let driven = Driven::new(call, calling, (), exec.clone());
+        if joinable {
+            exec.joinable.add(&driven);
+        }
+        Running(driven)
     }
 
     /// The call as it is (once settled: its outcome, its operation).
@@ -118,7 +132,34 @@ impl Future for Running {
     type Output = Ended;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Ended> {
-        self.0.poll(cx)
+        if let Poll::Ready(ended) = self.0.poll(cx) {
+            return Poll::Ready(ended);
+        }
+        // Its caller aborted while others wait on the read: it stops alone, as the core released it.
+        match self.0.with_run(|run| run.carrier.first_left) {
+            Some(true) => {
+                let signals = Vec::new();
+                Poll::Ready(Ended { done: Done::Failed, last: None, body_error: None, signals, stale: None })
+            }
+            _ => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // Dropped while joined callers wait: the first caller leaves, and they drive the read on.
+        let waiting = self.0.with_run(|run| {
+            let waiting = !run.carrier.joiners.is_empty();
+            run.carrier.driverless |= waiting;
+            (waiting, run.carrier.first_left)
+        });
+        if let Some((true, left)) = waiting {
+            if !left {
+                self.0.feed(Event::Abort);
+            }
+            self.0.with_run(|run| run.carrier.joiners.iter().for_each(|(_, slot)| slot.wake()));
+        }
     }
 }
 
@@ -179,8 +220,16 @@ impl Carrier for Calling {
                 me.kept = Some(key);
                 Some(Event::StaleKept(seq, run.exec.kept.borrow().kept_at(key)))
             }
-            // The Rust API's calls join no other: no caller of its leaves early.
-            Effect::Release { .. } => None,
+            Effect::Release { caller: 0, .. } => {
+                me.first_left = true;
+                None
+            }
+            Effect::Release { caller, json } => {
+                if let Some(at) = me.joiners.iter().position(|(id, _)| *id == caller) {
+                    me.joiners.remove(at).1.fill(super::joined::JoinOutcome::Stopped(json));
+                }
+                None
+            }
             // Nor do they coalesce across tabs: none awaits another's, nothing is carried.
             Effect::Await { .. } => Some(Event::Carried(false)),
             Effect::Carry { .. } => None,
@@ -196,6 +245,13 @@ impl Carrier for Calling {
                     (Done::Stale { age_ms }, Some(key)) => run.exec.kept.borrow().serve(key, age_ms),
                     _ => None,
                 };
+                if !me.joiners.is_empty() {
+                    let json = run.machine.outcome_json();
+                    let kept = &run.exec.kept;
+                    for (_, slot) in std::mem::take(&mut me.joiners) {
+                        slot.fill(super::joined::outcome_for(done, last.as_ref(), me.kept, kept, &json));
+                    }
+                }
                 return Some(Ended { done, last, body_error, signals: me.signals.signals().to_vec(), stale });
             }
         };

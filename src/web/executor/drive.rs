@@ -79,6 +79,11 @@ impl<C: Carrier> Driven<C> {
         Ref::map(self.run.borrow(), |run| &run.machine)
     }
 
+    /// `f` on the machine's run, unless a feed is under way.
+    pub fn with_run<R>(&self, f: impl FnOnce(&mut Run<C>) -> R) -> Option<R> {
+        self.run.try_borrow_mut().ok().map(|mut run| f(&mut run))
+    }
+
     /// Queues `event`: the feed under way feeds it next.
     pub fn later(&self, event: Event<C>) {
         self.queue.borrow_mut().push_back(event);

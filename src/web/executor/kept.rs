@@ -15,6 +15,11 @@ extern "C" {
     fn js_serve_kept(kept: &JsValue, age_ms: f64) -> JsValue;
 }
 
+/// A copy of `response` whose body stays unread (`None`: it cannot be copied).
+pub fn copy(response: &JsValue) -> Option<JsValue> {
+    Some(js_keep_copy(response)).filter(|copy| !copy.is_undefined())
+}
+
 /// Entries kept per client at most (as js/platform/kept.js).
 pub const MAX_KEPT: usize = 256;
 

@@ -13,6 +13,7 @@
 
 mod call;
 mod drive;
+mod joined;
 mod kept;
 mod stream;
 
@@ -25,6 +26,7 @@ use crate::record::AttemptRecord;
 use crate::web::platform::store::Store;
 
 pub use call::{Ended, Predicate, Query, Running, With};
+pub use joined::{join, JoinOutcome, Joined};
 pub use stream::{Event as StreamEvent, Given, Listener, OnOpen, Ping, ProtocolsFn, Resync, Sender, Streaming, UrlFn};
 
 /// Called with every record, sent or refused, as it is made.
@@ -40,6 +42,8 @@ pub struct Executor {
     pub observer: Option<Observer>,
     /// The last good response of each read (`staleIfErrorMs`).
     pub kept: RefCell<kept::Kept>,
+    /// Its coalescing reads running, which a new read of the same request may join.
+    pub joinable: joined::Joinable,
 }
 
 impl Executor {
