@@ -3,7 +3,7 @@
 //! a caller who began the read and went away leaves the others to finish it. Counted at the server.
 
 use js_sys::Promise;
-use retryline::web::{CallOptions, Client};
+use retryline::web::{CallOptions, Client, Family, Match};
 use retryline::Reason;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
@@ -70,12 +70,15 @@ async fn a_read_whose_first_caller_went_away_is_finished_for_the_others() {
 }
 
 #[wasm_bindgen_test]
-async fn without_the_option_each_read_sends_its_own() {
-    let path = runtime_path("coalesce-off");
+async fn without_the_option_each_read_sends_its_own_and_a_family_can_ask_for_it() {
+    let (path, joined) = (runtime_path("coalesce-off"), runtime_path("coalesce-family"));
     script(&path, None, r#"[{"delayMs":200},{"delayMs":200}]"#).await;
-    let c = Client::builder().build();
-    let target = url(&path);
-    let (a, b) = (start(&c, &target, CallOptions::default()), start(&c, &target, CallOptions::default()));
-    assert!(outcome(a).await.is_ok() && outcome(b).await.is_ok());
-    assert_eq!(server_log(&path).await.len(), 2);
+    script(&joined, None, r#"[{"delayMs":200}]"#).await;
+    let family = Family::new("ticker", Match::url(&url(&joined))).coalesce(true);
+    let c = Client::builder().families([family]).expect("a valid family").build();
+    for (target, sent) in [(url(&path), 2), (url(&joined), 1)] {
+        let (a, b) = (start(&c, &target, CallOptions::default()), start(&c, &target, CallOptions::default()));
+        assert!(outcome(a).await.is_ok() && outcome(b).await.is_ok());
+        assert_eq!(server_log(&target[super::mock_url().len()..]).await.len(), sent, "{target}");
+    }
 }

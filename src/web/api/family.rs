@@ -57,6 +57,9 @@ pub struct Family {
     pub(super) should_retry: Option<ShouldRetry>,
     /// As given (checked by [`check_families`]); `None`: every provider wait header.
     pub(super) provider_wait_headers: Option<Vec<String>>,
+    /// Its reads' `staleIfErrorMs` and `coalesce` (default: the client's).
+    pub(super) stale_if_error_ms: Option<u64>,
+    pub(super) coalesce: Option<bool>,
 }
 
 impl Family {
@@ -78,7 +81,21 @@ impl Family {
             docs,
             should_retry,
             provider_wait_headers,
+            stale_if_error_ms: None,
+            coalesce: None,
         }
+    }
+
+    /// Its reads' `staleIfErrorMs` (see [`ClientBuilder::stale_if_error_ms`](super::ClientBuilder::stale_if_error_ms)).
+    pub fn stale_if_error_ms(mut self, ms: u64) -> Family {
+        self.stale_if_error_ms = Some(ms);
+        self
+    }
+
+    /// Its reads' `coalesce` (see [`ClientBuilder::coalesce`](super::ClientBuilder::coalesce)).
+    pub fn coalesce(mut self, coalesce: bool) -> Family {
+        self.coalesce = Some(coalesce);
+        self
     }
 
     /// `read`, `idempotent` or `order` (default: from the method).
@@ -201,6 +218,8 @@ impl Family {
             scope: given.scope.or_else(|| self.scope.clone()),
             weight: given.weight.or(weight),
             should_retry: given.should_retry.or_else(|| self.should_retry.clone()),
+            stale_if_error_ms: given.stale_if_error_ms.or(self.stale_if_error_ms),
+            coalesce: given.coalesce.or(self.coalesce),
             ..given
         })
     }
