@@ -80,7 +80,7 @@ fn reads_of_one_request_share_one_operation_and_one_request() {
     let mut run = Run::new(call("GET", true, "accept\0application/json", 5_000.0, 0));
     run.feed(Event::Go, 0);
     let joined: Vec<Option<u32>> =
-        (1..=49).map(|i| run.call.join(&call("GET", true, "Accept\0application/json", 5_000.0, i))).collect();
+        (1..=49).map(|i| run.call.join(&call("GET", true, "Accept\0application/json", 5_000.0, i), true)).collect();
     assert!(joined.iter().all(Option::is_some), "{joined:?}");
     assert_eq!(run.call.joined(), 49);
     run.feed(Event::Response(1, Head { status: 200.0, ..Head::default() }), 60);
@@ -88,30 +88,30 @@ fn reads_of_one_request_share_one_operation_and_one_request() {
     assert_eq!(run.done(), Some(Done::Success { attempt: 1 }));
     assert!(run.released().is_empty());
     // Settled: a later read begins its own.
-    assert_eq!(run.call.join(&call("GET", true, "accept\0application/json", 5_000.0, 70)), None);
+    assert_eq!(run.call.join(&call("GET", true, "accept\0application/json", 5_000.0, 70), true), None);
 }
 
 #[test]
 fn orders_bodies_other_headers_and_calls_without_the_option_never_join() {
     let mut run = Run::new(call("GET", true, "authorization\0key-a", 5_000.0, 0));
     run.feed(Event::Go, 0);
-    assert_eq!(run.call.join(&call("GET", true, "authorization\0key-b", 5_000.0, 1)), None, "another account");
-    assert_eq!(run.call.join(&call("GET", false, "authorization\0key-a", 5_000.0, 1)), None, "not asked");
-    assert_eq!(run.call.join(&call("POST", true, "authorization\0key-a", 5_000.0, 1)), None, "an order");
+    assert_eq!(run.call.join(&call("GET", true, "authorization\0key-b", 5_000.0, 1), true), None, "another account");
+    assert_eq!(run.call.join(&call("GET", false, "authorization\0key-a", 5_000.0, 1), true), None, "not asked");
+    assert_eq!(run.call.join(&call("POST", true, "authorization\0key-a", 5_000.0, 1), true), None, "an order");
     // A trace header names the request, not what it asks: it still joins.
     let traced = call("GET", true, "authorization\0key-a\0traceparent\0v0-ab-cd-01", 5_000.0, 1);
-    assert!(run.call.join(&traced).is_some());
+    assert!(run.call.join(&traced, true).is_some());
     let mut order = Run::new(call("POST", true, "", 5_000.0, 0));
     order.feed(Event::Go, 0);
-    assert_eq!(order.call.join(&call("POST", true, "", 5_000.0, 1)), None, "an order takes no one");
+    assert_eq!(order.call.join(&call("POST", true, "", 5_000.0, 1), true), None, "an order takes no one");
 }
 
 #[test]
 fn a_joined_callers_abort_detaches_only_it_and_the_last_to_leave_aborts_the_request() {
     let mut run = Run::new(call("GET", true, "", 5_000.0, 0));
     run.feed(Event::Go, 0);
-    let a = run.call.join(&call("GET", true, "", 5_000.0, 1)).expect("joins");
-    let b = run.call.join(&call("GET", true, "", 5_000.0, 2)).expect("joins");
+    let a = run.call.join(&call("GET", true, "", 5_000.0, 1), true).expect("joins");
+    let b = run.call.join(&call("GET", true, "", 5_000.0, 2), true).expect("joins");
     run.feed(Event::Leave(a), 10);
     assert_eq!(run.released(), vec![(a, "aborted".to_owned())]);
     assert!(!run.effects.iter().any(|e| matches!(e, Effect::Abort { .. })), "the request goes on");
@@ -119,7 +119,11 @@ fn a_joined_callers_abort_detaches_only_it_and_the_last_to_leave_aborts_the_requ
     run.feed(Event::Abort, 20);
     assert_eq!(run.released(), vec![(a, "aborted".to_owned()), (0, "aborted".to_owned())]);
     assert_eq!(run.done(), None);
-    assert_eq!(run.call.join(&call("GET", true, "", 5_000.0, 25)), None, "no one joins a call its first caller left");
+    assert_eq!(
+        run.call.join(&call("GET", true, "", 5_000.0, 25), true),
+        None,
+        "no one joins a call its first caller left"
+    );
     // The last caller leaves: the request is aborted.
     run.feed(Event::Leave(b), 30);
     assert!(run.effects.iter().any(|e| matches!(e, Effect::Abort { attempt: 1, .. })));
@@ -130,7 +134,7 @@ fn a_joined_callers_abort_detaches_only_it_and_the_last_to_leave_aborts_the_requ
 fn a_joined_caller_with_a_shorter_deadline_gets_its_own_and_its_error_says_deadline() {
     let mut run = Run::new(call("GET", true, "", 5_000.0, 0));
     run.feed(Event::Go, 0);
-    let short = run.call.join(&call("GET", true, "", 300.0, 5)).expect("joins");
+    let short = run.call.join(&call("GET", true, "", 300.0, 5), true).expect("joins");
     assert_eq!(run.call.poll_timeout(), Some(305), "the one timer serves the joined caller's deadline");
     run.feed(Event::Timer, 305);
     assert_eq!(run.released(), vec![(short, "deadline".to_owned())]);
@@ -146,7 +150,7 @@ fn a_ban_refuses_every_joined_caller_at_once_and_sends_nothing_more() {
     let mut run = Run::new(call("GET", true, "", 5_000.0, 0));
     run.feed(Event::Go, 0);
     for i in 1..=3 {
-        run.call.join(&call("GET", true, "", 5_000.0, i)).expect("joins");
+        run.call.join(&call("GET", true, "", 5_000.0, i), true).expect("joins");
     }
     run.feed(Event::Response(1, Head { status: 418.0, ..Head::default() }), 50);
     assert_eq!(run.sends(), 1);
@@ -160,9 +164,42 @@ fn a_ban_refuses_every_joined_caller_at_once_and_sends_nothing_more() {
 fn when_the_platform_cannot_bound_its_waits_every_caller_leaves_and_the_request_is_aborted() {
     let mut run = Run::new(call("GET", true, "", 5_000.0, 0));
     run.feed(Event::Go, 0);
-    let a = run.call.join(&call("GET", true, "", 5_000.0, 1)).expect("joins");
+    let a = run.call.join(&call("GET", true, "", 5_000.0, 1), true).expect("joins");
     run.feed(Event::Leave(retryline::call::EVERY_CALLER), 10);
     assert_eq!(run.released(), vec![(a, "aborted".to_owned())]);
     assert!(run.effects.iter().any(|e| matches!(e, Effect::Abort { attempt: 1, .. })));
     assert_eq!(run.done(), Some(Done::Failed));
+}
+
+#[test]
+fn another_clients_read_joins_only_when_both_send_through_the_platforms_fetch() {
+    let with = |platform_fetch: bool| {
+        let start = CallSpec::of(&policy(5_000.0)).start("GET", URL, None, &Secrets::default());
+        let settings = Settings { owner: "t".into(), coalesce: true, platform_fetch, ..Settings::default() };
+        let mut c = Call::new(Operation::begin(start, 1, WALL + 1), Purpose::Fetch, settings, 1, WALL + 1);
+        c.offer(request_key("https://api.test", "GET", URL, ""));
+        c
+    };
+    let mut own = Run::new(with(false));
+    own.feed(Event::Go, 0);
+    assert_eq!(own.call.join(&with(false), false), None, "a client's own fetch may add a token");
+    assert!(own.call.join(&with(false), true).is_some(), "the same client's read joins");
+    let mut platform = Run::new(with(true));
+    platform.feed(Event::Go, 0);
+    assert!(platform.call.join(&with(true), false).is_some(), "both on the platform's fetch");
+}
+
+#[test]
+fn a_second_abort_of_the_first_caller_who_left_aborts_nothing_and_a_lone_abort_takes_no_one_in() {
+    let mut run = Run::new(call("GET", true, "", 5_000.0, 0));
+    run.feed(Event::Go, 0);
+    run.call.join(&call("GET", true, "", 5_000.0, 1), true).expect("joins");
+    run.feed(Event::Abort, 10);
+    run.feed(Event::Abort, 20);
+    assert!(!run.effects.iter().any(|e| matches!(e, Effect::Abort { .. })), "the joined caller's request goes on");
+    assert_eq!(run.done(), None);
+    let mut lone = Run::new(call("GET", true, "", 5_000.0, 0));
+    lone.feed(Event::Go, 0);
+    lone.feed(Event::Abort, 10);
+    assert_eq!(lone.call.join(&call("GET", true, "", 5_000.0, 11), true), None);
 }

@@ -31,7 +31,14 @@ impl Tab {
         ]))
         .expect("policy");
         let start = CallSpec::of(&policy).start("GET", URL, None, &Secrets::default());
-        let settings = Settings { owner: "t".into(), coalesce: true, stale_ms: 30_000, ..Settings::default() };
+        let settings = Settings {
+            owner: "t".into(),
+            coalesce: true,
+            stale_ms: 30_000,
+            platform_fetch: true,
+            carries: true,
+            ..Settings::default()
+        };
         let mut call = Call::new(Operation::begin(start, now, WALL + now), Purpose::Fetch, settings, now, WALL + now);
         call.offer(request_key("https://api.test", "GET", URL, ""));
         let mut budget = Budget::default();

@@ -133,7 +133,7 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
   return {
     /** Begins a call; its handle and the used-weight header it reads (undefined: none). Throws the
      * core's TypeError or RangeError, named by `where` (reconcile: `where[argument]`). */
-    begin({ client, budget, now, wall, purpose = FETCH, hasBody = false, asks = false, observed = false, url = "", method = "", scope, options, extra = "", key, state, headers }, where) {
+    begin({ client, budget, now, wall, purpose = FETCH, hasBody = false, asks = false, observed = false, platformFetch = false, url = "", method = "", scope, options, extra = "", key, state, headers }, where) {
       const texts = [url, method, scope, undefined, extra, undefined, undefined, headers];
       const numbers = [];
       for (const [at, value] of [[3, options], [5, key], [6, state]]) {
@@ -143,7 +143,8 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
         for (const n of wire.numbers) numbers.push(n);
       }
       const lengths = mem.put(texts);
-      const flags = (hasBody ? 1 : 0) | (asks ? 2 : 0) | (observed ? 4 : 0);
+      // 16: this shell carries a read's answer to the other tabs of a shared budget.
+      const flags = (hasBody ? 1 : 0) | (asks ? 2 : 0) | (observed ? 4 : 0) | (platformFetch ? 8 : 0) | 16;
       mem.args([now, wall, purpose, flags, ...lengths], numbers);
       const handle = x.rl_call_begin(client, budget);
       if (handle === 0) {

@@ -81,17 +81,25 @@ export function copies(response, count) {
   return out;
 }
 
+// A listener on a long-lived signal holds its response only weakly, and goes with the response.
+const unlink = typeof FinalizationRegistry === "function" ? new FinalizationRegistry(({ signal, cancel }) => signal.removeEventListener("abort", cancel)) : null;
+const weakly = (value) => (typeof WeakRef === "function" ? new WeakRef(value) : { deref: () => value });
+
 /** A taker's copy follows its own signal: its abort cancels its branch, never the others'. */
 export function followSignal(taker, response) {
   for (const signal of taker.call.signals) {
     try {
+      const held = weakly(response);
       const cancel = () => {
         try {
-          response.body?.cancel(signal.reason).catch(() => {});
+          held.deref()?.body?.cancel(signal.reason).catch(() => {});
         } catch {}
       };
       if (signal.aborted) cancel();
-      else signal.addEventListener("abort", cancel, { once: true });
+      else {
+        signal.addEventListener("abort", cancel, { once: true });
+        unlink?.register(response, { signal, cancel });
+      }
     } catch {}
   }
 }

@@ -53,6 +53,9 @@ function absoluteUrl(input) {
 /** The schemes the platform's fetch may send (the Fetch standard's); a custom fetch may take others. */
 const FETCH_SCHEMES = /^(https?|data|blob|about|file):/i;
 
+/** What a `Request` made from a bare URL has: how a bare URL is sent. */
+const REQUEST_DEFAULTS = { credentials: "same-origin", mode: "cors", cache: "default", redirect: "follow", referrerPolicy: "" };
+
 export class Template {
   /** Reads the caller's request; throws as fetch would. `bare` lets a bare URL go without a
    * Request (the platform's own fetch only). */
@@ -87,10 +90,13 @@ export class Template {
   /** The request's headers, names and values NUL-separated, for the core's coalescing key
    * (undefined: they could not be read, and the request joins nothing). */
   headerFields() {
-    if (this.request === null) return "";
     try {
       const fields = [];
-      for (const [name, value] of this.request.headers) fields.push(name, value);
+      for (const [name, value] of this.request?.headers ?? []) fields.push(name, value);
+      // What else the platform sends by: another credentials mode is another request (a bare URL
+      // is sent with a Request's defaults).
+      const { credentials, mode, cache, redirect, referrerPolicy } = this.request ?? REQUEST_DEFAULTS;
+      fields.push(":credentials", String(credentials), ":mode", String(mode), ":cache", String(cache), ":redirect", String(redirect), ":referrer-policy", String(referrerPolicy));
       return fields.join("\0");
     } catch {
       return undefined;

@@ -56,7 +56,8 @@ pub static CALLS: Local<Slab<CallSlot>> = Local::new(Slab::new());
 const TIMER: usize = io::SLOT_NUMBERS - 1;
 
 /// Begins a call of `client` under `budget`. Numbers: now, wall, purpose (0 fetch, 1 reconcile,
-/// 2 resolve), flags (1 the request has a body, 2 shouldRetry given, 4 records observed), then the
+/// 2 resolve), flags (1 the request has a body, 2 shouldRetry given, 4 records observed, 8 sent
+/// through the platform's own fetch, 16 the shell carries answers across realms), then the
 /// lengths of: the URL, the method, the scope (absent: the URL's origin), the options (wire form),
 /// the names the caller's `RegExp`s matched (NUL-separated), the key and `resolve`'s state (wire
 /// form), the request's headers (names and values, NUL-separated; absent: unreadable). Returns the
@@ -90,6 +91,8 @@ pub extern "C" fn rl_call_begin(client: u32, budget: u32) -> u32 {
                     },
                     stale_ms: owner.stale_if_error_ms,
                     coalesce: owner.coalesce,
+                    platform_fetch: flags & 8 != 0,
+                    carries: flags & 16 != 0,
                 };
                 let reconciles = cfg!(feature = "reconcile");
                 let call = match purpose as u32 {
@@ -126,12 +129,19 @@ pub extern "C" fn rl_call_begin(client: u32, budget: u32) -> u32 {
     let header =
         BUDGETS.with(|b| b.get(budget).map(|b| b.used_weight_header(call.operation().scope()).map(str::to_owned)));
     let Some(header) = header else { return 0 };
-    let joined = CALLS.with(|calls| {
-        calls.each_mut().find_map(|(handle, slot)| {
-            let id = if slot.budget == budget { slot.call.join(&call)? } else { return None };
-            Some((handle, id))
+    // Only a read that may join looks among the calls running (a scan per coalescing read).
+    let joined = call
+        .joinable()
+        .then(|| {
+            CALLS.with(|calls| {
+                calls.each_mut().find_map(|(handle, slot)| {
+                    let same_client = slot.client == client;
+                    let id = if slot.budget == budget { slot.call.join(&call, same_client)? } else { return None };
+                    Some((handle, id))
+                })
+            })
         })
-    });
+        .flatten();
     io::numbers(&[if header.is_some() { 1.0 } else { 0.0 }, joined.map_or(0.0, |(_, id)| f64::from(id))]);
     if let Some(name) = header {
         io::output(name);

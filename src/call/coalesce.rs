@@ -96,10 +96,15 @@ impl Call {
     }
 
     /// The caller of `other` (not begun) joins this call: its number, if it may. Orders, a call
-    /// whose first caller left, or one whose outcome is being settled take no one.
-    pub fn join(&mut self, other: &Call) -> Option<u32> {
+    /// whose first caller left, or one whose outcome is being settled take no one; another
+    /// client's read (`same_client` false) joins only if both send through the platform's own
+    /// `fetch` (a client's own `fetch` may add what the identity does not see: a token).
+    pub fn join(&mut self, other: &Call, same_client: bool) -> Option<u32> {
         let key = other.callers.key?;
         if self.callers.key != Some(key) || !matches!(self.purpose(), Purpose::Fetch) {
+            return None;
+        }
+        if !(same_client || (self.settings.platform_fetch && other.settings.platform_fetch)) {
             return None;
         }
         if self.settings.read_body != other.settings.read_body || self.settings.secrets != other.settings.secrets {
@@ -187,7 +192,7 @@ impl Call {
     /// The same read is on the wire in another realm of the shared budget: the call waits for its
     /// answer, carried here, until that attempt must have ended (then it looks again). `true`: it waits.
     pub(super) fn awaits_carried(&mut self, ctx: &mut Ctx) -> bool {
-        let Some(key) = self.callers.key.filter(|_| ctx.budget.carries()) else { return false };
+        let Some(key) = self.callers.key.filter(|_| self.carries(ctx)) else { return false };
         let token = self.callers.token.unwrap_or(0);
         let Some(due) = ctx.budget.flight_of(self.op.scope(), key, token, ctx.now) else { return false };
         self.stage = Stage::Awaiting { until: due.min(self.op.deadline_at()) };
@@ -198,12 +203,18 @@ impl Call {
     /// A request of the call goes on the wire until `due`: in a shared budget, its flight is
     /// written there for the same read in other realms.
     pub(super) fn board_flight(&mut self, due: u64, ctx: &mut Ctx) {
-        let Some(key) = self.callers.key.filter(|_| ctx.budget.carries()) else { return };
+        let Some(key) = self.callers.key.filter(|_| self.carries(ctx)) else { return };
         let token = match self.callers.token {
             Some(token) => token,
             None => *self.callers.token.insert(ctx.budget.flight_token()),
         };
         ctx.budget.board_flight(self.op.scope(), key, token, due);
+    }
+
+    /// Whether its read coalesces across the realms of its budget: shared by tabs, a shell that
+    /// carries answers, and the platform's own `fetch` (what another tab sends is what it sends).
+    fn carries(&self, ctx: &Ctx) -> bool {
+        self.settings.carries && self.settings.platform_fetch && ctx.budget.carries()
     }
 
     /// The operation stopped: its flight lands, and its outcome is carried to those awaiting it.
@@ -236,7 +247,14 @@ impl Call {
     /// `None`: nothing more to step (a caller detached, or a timer only a joined caller's).
     pub(super) fn caller_event(&mut self, event: Event, now: u64) -> Option<Event> {
         match event {
+            // The first caller already left: its later abort (another of its signals) is nothing more.
+            Event::Abort if self.callers.first_left => None,
             Event::Abort if self.detach(0) => None,
+            // A lone caller's abort, maybe queued behind the shared budget's lock: no one joins it now.
+            Event::Abort => {
+                self.callers.first_left = true;
+                Some(Event::Abort)
+            }
             Event::Leave(EVERY_CALLER) => {
                 for joiner in std::mem::take(&mut self.callers.joined) {
                     self.release(joiner.id, Reason::Aborted);

@@ -42,6 +42,11 @@ pub struct Settings {
     pub stale_ms: u64,
     /// `coalesce`: a read of the same request may join this one while it runs.
     pub coalesce: bool,
+    /// Its requests go through the platform's own `fetch`: the request's identity says all that
+    /// is sent, so another client's read of it (or another tab's) may join it.
+    pub platform_fetch: bool,
+    /// The shell carries a read's answer to other realms of a shared budget (the JavaScript one).
+    pub carries: bool,
 }
 
 /// What the shell does next.

@@ -34,9 +34,9 @@ test("50 widgets reading one ticker through one budget: one request, 50 readable
   assert.ok(!joined.includes(0), "the first caller began it");
 });
 
-test("without the option, or with other headers, reads do not join; an order never does", async () => {
+test("without the option, with other headers, or between clients with fetches of their own, reads do not join; an order never does", async () => {
   const path = "/api/v3/ticker/apart";
-  mock.script(path, Array.from({ length: 6 }, () => ({ delayMs: 30 })));
+  mock.script(path, Array.from({ length: 8 }, () => ({ delayMs: 30 })));
   const budget = new Budget();
   const plain = new RetryClient({ budget });
   const coalescing = new RetryClient({ budget, coalesce: true });
@@ -47,6 +47,10 @@ test("without the option, or with other headers, reads do not join; an order nev
   assert.equal(mock.requests({ path }).length, 4, "another account's key is another request");
   await Promise.all([coalescing.fetch(url, { method: "POST", body: "{}" }), coalescing.fetch(url, { method: "POST", body: "{}" })]);
   assert.equal(mock.requests({ path }).length, 6, "orders are never coalesced");
+  // Two clients with fetches of their own (each may add a token the identity does not see): apart.
+  const own = () => new RetryClient({ budget, coalesce: true, fetch: (request, init) => fetch(request, init) });
+  await Promise.all([own().fetch(url), own().fetch(url)]);
+  assert.equal(mock.requests({ path }).length, 8, "clients with their own fetch never join each other");
 });
 
 test("a caller that aborts detaches alone; when the last caller leaves, the request is aborted at the server", async () => {

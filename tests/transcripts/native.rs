@@ -131,6 +131,8 @@ pub fn play_call(t: &Value) -> Played {
         secrets: Secrets::default(),
         stale_ms: spec.stale_if_error_ms.unwrap_or(0),
         coalesce: false,
+        platform_fetch: true,
+        carries: false,
     };
     let purpose = match call.get("purpose").and_then(Value::as_str) {
         Some("reconcile") => Purpose::Reconcile,

@@ -59,6 +59,9 @@ impl Client {
             secrets: Secrets::default(),
             stale_ms,
             coalesce,
+            // The Rust API sends through the platform's fetch, and carries no answer across tabs.
+            platform_fetch: true,
+            carries: false,
         };
         let mut call = Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall);
         // Its identity: what a kept response is kept by (headers that cannot be read: none kept).

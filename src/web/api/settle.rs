@@ -62,7 +62,9 @@ pub(super) enum Settled {
 
 /// How the call `running` settles, once it has; dropping the future cancels the call.
 pub(super) async fn settled(mut running: Running) -> Settled {
-    let Ended { done, last, body_error, signals, stale } = (&mut running).await;
+    let Ended { done, last, body_error, signals, stale, shared } = (&mut running).await;
+    // Joined callers' copies are branches of its body: its caller's abort cancels none of them.
+    let signals = if shared { Vec::new() } else { signals };
     let call = running.call();
     match done {
         // An unread body follows the caller's signals.

@@ -58,6 +58,8 @@ pub struct Ended {
     pub signals: Vec<AbortSignal>,
     /// A read's last good response, served stale (`Done::Stale`), if one could be made.
     pub stale: Option<web_sys::Response>,
+    /// Joined callers got copies of the response: the caller's signals must not abort them all.
+    pub shared: bool,
 }
 
 /// A call running until it settles; dropping it ends the call where it stands.
@@ -139,7 +141,14 @@ impl Future for Running {
         match self.0.with_run(|run| run.carrier.first_left) {
             Some(true) => {
                 let signals = Vec::new();
-                Poll::Ready(Ended { done: Done::Failed, last: None, body_error: None, signals, stale: None })
+                Poll::Ready(Ended {
+                    done: Done::Failed,
+                    last: None,
+                    body_error: None,
+                    signals,
+                    stale: None,
+                    shared: true,
+                })
             }
             _ => Poll::Pending,
         }
@@ -228,6 +237,7 @@ impl Carrier for Calling {
                 if let Some(at) = me.joiners.iter().position(|(id, _)| *id == caller) {
                     me.joiners.remove(at).1.fill(super::joined::JoinOutcome::Stopped(json));
                 }
+                super::joined::wake_all(me);
                 None
             }
             // Nor do they coalesce across tabs: none awaits another's, nothing is carried.
@@ -245,14 +255,15 @@ impl Carrier for Calling {
                     (Done::Stale { age_ms }, Some(key)) => run.exec.kept.borrow().serve(key, age_ms),
                     _ => None,
                 };
-                if !me.joiners.is_empty() {
+                let shared = !me.joiners.is_empty();
+                if shared {
                     let json = run.machine.outcome_json();
                     let kept = &run.exec.kept;
                     for (_, slot) in std::mem::take(&mut me.joiners) {
                         slot.fill(super::joined::outcome_for(done, last.as_ref(), me.kept, kept, &json));
                     }
                 }
-                return Some(Ended { done, last, body_error, signals: me.signals.signals().to_vec(), stale });
+                return Some(Ended { done, last, body_error, signals: me.signals.signals().to_vec(), stale, shared });
             }
         };
         if let Some(event) = at_once {

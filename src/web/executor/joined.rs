@@ -79,7 +79,7 @@ pub fn join(exec: &Rc<Executor>, call: &Call, signals: Vec<AbortSignal>) -> Opti
     let slot = Rc::new(JoinSlot::default());
     for leader in running {
         let joined = leader.with_run(|run| {
-            let id = run.machine.join(call)?;
+            let id = run.machine.join(call, true)?;
             run.carrier.joiners.push((id, slot.clone()));
             Some(id)
         });
@@ -106,10 +106,10 @@ impl Future for Joined {
         if !me.slot.is_filled() && me.leader.with_run(|run| run.carrier.driverless).unwrap_or(false) {
             let _ = me.leader.poll(cx);
         }
-        match me.slot.outcome.borrow_mut().take() {
-            Some(outcome) => Poll::Ready(outcome),
-            None => Poll::Pending,
-        }
+        let Some(outcome) = me.slot.outcome.borrow_mut().take() else { return Poll::Pending };
+        // Its task ends: the read's timers and answers may have woken only it, so another drives on.
+        me.leader.with_run(|run| wake_all(&run.carrier));
+        Poll::Ready(outcome)
     }
 }
 
@@ -118,7 +118,7 @@ impl Drop for Joined {
         // Cancelled before its outcome: it leaves, and another joined caller may have to drive.
         if !self.slot.is_filled() {
             self.leader.feed(Event::Leave(self.id));
-            self.leader.with_run(|run| run.carrier.joiners.iter().for_each(|(_, slot)| slot.wake()));
+            self.leader.with_run(|run| wake_all(&run.carrier));
         }
     }
 }
@@ -143,4 +143,11 @@ pub(super) fn outcome_for(
         _ => None,
     };
     copied.unwrap_or_else(|| JoinOutcome::Stopped(json.to_owned()))
+}
+
+/// Wakes every joined caller still waiting, when they drive the read themselves.
+pub(super) fn wake_all(calling: &Calling) {
+    if calling.driverless {
+        calling.joiners.iter().for_each(|(_, slot)| slot.wake());
+    }
 }

@@ -1,6 +1,6 @@
 //! A Rust client's last good response of each read (`staleIfErrorMs`), by the request's identity
 //! the core names: the core says when to keep one and whether a kept one may be served; this holds
-//! a copy whose body stays unread until served. Bounded as the JavaScript client's is.
+//! a copy whose body it reads apart from the caller's. Bounded as the JavaScript client's is.
 
 use std::collections::VecDeque;
 
@@ -11,13 +11,15 @@ use wasm_bindgen::JsValue;
 extern "C" {
     #[wasm_bindgen(js_name = keepCopy)]
     fn js_keep_copy(response: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = cloneResponse)]
+    fn js_clone_response(response: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = serveKept)]
     fn js_serve_kept(kept: &JsValue, age_ms: f64) -> JsValue;
 }
 
-/// A copy of `response` whose body stays unread (`None`: it cannot be copied).
+/// A clone of `response`, a branch of its body for a joined caller (`None`: it cannot be cloned).
 pub fn copy(response: &JsValue) -> Option<JsValue> {
-    Some(js_keep_copy(response)).filter(|copy| !copy.is_undefined())
+    Some(js_clone_response(response)).filter(|copy| !copy.is_undefined())
 }
 
 /// Entries kept per client at most (as js/platform/kept.js).

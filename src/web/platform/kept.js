@@ -4,8 +4,8 @@
 
 const marks = new WeakMap();
 
-/** A copy of `response` whose body stays unread until it is served (undefined if it cannot be made). */
-export function keepCopy(response) {
+/** A clone of `response` (a branch of its body), undefined if none can be made. */
+export function cloneResponse(response) {
   try {
     return response.clone();
   } catch {
@@ -13,14 +13,30 @@ export function keepCopy(response) {
   }
 }
 
-/** A new Response from kept copy `kept` (which stays kept), with `Age` of `ageMs`; undefined if none can be made. */
+/** A copy of `response`, its body read in full apart from the caller's (undefined if it cannot be
+ * made): the caller's abort or unread body never reaches it. */
+export function keepCopy(response) {
+  try {
+    const copy = response.clone();
+    const kept = { status: copy.status, statusText: copy.statusText, headers: [...copy.headers], body: null };
+    Promise.resolve()
+      .then(() => copy.arrayBuffer())
+      .then((body) => (kept.body = body), () => {});
+    return kept;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A new Response from kept copy `kept`, with `Age` of `ageMs`; undefined if none can be made (its
+ * body not read yet, or never). */
 export function serveKept(kept, ageMs) {
   try {
-    const copy = kept.clone();
-    const headers = new Headers(copy.headers);
+    if (kept.body === null) return undefined;
+    const headers = new Headers(kept.headers);
     headers.set("age", String(Math.floor(ageMs / 1000)));
-    const empty = copy.status === 204 || copy.status === 205 || copy.status === 304;
-    return new Response(empty ? null : copy.body, { status: copy.status, statusText: copy.statusText, headers });
+    const empty = kept.status === 204 || kept.status === 205 || kept.status === 304;
+    return new Response(empty ? null : kept.body.slice(0), { status: kept.status, statusText: kept.statusText, headers });
   } catch {
     return undefined;
   }
