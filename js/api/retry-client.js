@@ -71,6 +71,8 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
         store: read.store,
         // Each read's last good response, for staleIfErrorMs (js/platform/kept.js).
         kept: new Map(),
+        // Its options may ask for a request's identity (coalesce, staleIfErrorMs).
+        identifies: read.core.coalesce !== undefined || read.core.staleIfErrorMs !== undefined,
         patterns: read.patterns,
         redact: (text, url = false) => redact(c, text, url),
       };
@@ -209,7 +211,8 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
       scope,
       options: given,
       extra: c.patterns.length > 0 ? matchedNames(c, template.url) : "",
-      headers: template.headerFields(),
+      // Read only where an option may ask for the request's identity (the core decides if it does).
+      headers: c.identifies || given?.coalesce !== undefined || given?.staleIfErrorMs !== undefined ? template.headerFields() : undefined,
     }, "fetch options");
     return {
       client,

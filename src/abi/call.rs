@@ -107,7 +107,7 @@ pub extern "C" fn rl_call_begin(client: u32, budget: u32) -> u32 {
                     2 => resolve(owner, key, state, settings, now, wall),
                     _ => fetch(owner, url, method, scope, options.map_err(|e| (e, 1.0)), settings, now, wall).map(
                         |mut call| {
-                            if let Some(headers) = headers {
+                            if let Some(headers) = headers.filter(|_| call.wants_identity()) {
                                 call.offer(crate::call::request_key(call.operation().scope(), method, url, headers));
                             }
                             call

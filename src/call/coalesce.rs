@@ -82,6 +82,12 @@ fn fields(text: &str) -> Vec<&str> {
 }
 
 impl Call {
+    /// Whether it needs its request's identity: it coalesces or keeps its responses (else the
+    /// shell's headers are not even hashed).
+    pub fn wants_identity(&self) -> bool {
+        self.settings.coalesce || self.settings.stale_ms > 0
+    }
+
     /// The request's identity is `key` ([`request_key`]): a kept response is kept by it, and later
     /// reads of it may join this call if it is a coalescing read of GET or HEAD, without a body or
     /// a key. A call never offered (its headers unreadable) keeps, serves and joins nothing.

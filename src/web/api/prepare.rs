@@ -65,7 +65,7 @@ impl Client {
         };
         let mut call = Call::new(Operation::begin(start, now, wall), Purpose::Fetch, settings, now, wall);
         // Its identity: what a kept response is kept by (headers that cannot be read: none kept).
-        if let Some(headers) = request.header_fields() {
+        if let Some(headers) = call.wants_identity().then(|| request.header_fields()).flatten() {
             let scope = call.operation().scope().to_owned();
             call.offer(crate::call::request_key(&scope, &request.method, &request.url, &headers));
         }

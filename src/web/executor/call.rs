@@ -84,7 +84,7 @@ pub(super) struct Calling {
     /// The identity its response is kept under on success, or its kept response looked for by.
     kept: Option<u64>,
     /// Callers who joined it (coalescing), each with its slot.
-    pub(super) joiners: Vec<(u32, Rc<super::joined::JoinSlot>)>,
+    pub(super) joiners: Vec<(u32, Rc<super::join_slot::JoinSlot>)>,
     /// The caller who began it left (its abort) while others wait.
     first_left: bool,
     /// That caller's future is gone: the joined callers drive it.
@@ -235,9 +235,9 @@ impl Carrier for Calling {
             }
             Effect::Release { caller, json } => {
                 if let Some(at) = me.joiners.iter().position(|(id, _)| *id == caller) {
-                    me.joiners.remove(at).1.fill(super::joined::JoinOutcome::Stopped(json));
+                    me.joiners.remove(at).1.fill(super::join_slot::JoinOutcome::Stopped(json));
                 }
-                super::joined::wake_all(me);
+                me.wake_joiners();
                 None
             }
             // Nor do they coalesce across tabs: none awaits another's, nothing is carried.
@@ -260,7 +260,7 @@ impl Carrier for Calling {
                     let json = run.machine.outcome_json();
                     let kept = &run.exec.kept;
                     for (_, slot) in std::mem::take(&mut me.joiners) {
-                        slot.fill(super::joined::outcome_for(done, last.as_ref(), me.kept, kept, &json));
+                        slot.fill(super::join_slot::outcome_for(done, last.as_ref(), me.kept, kept, &json));
                     }
                 }
                 return Some(Ended { done, last, body_error, signals: me.signals.signals().to_vec(), stale, shared });
@@ -318,6 +318,13 @@ impl Carrier for Calling {
 }
 
 impl Calling {
+    /// Wakes every joined caller still waiting, when they drive the read themselves.
+    pub(super) fn wake_joiners(&self) {
+        if self.driverless {
+            self.joiners.iter().for_each(|(_, slot)| slot.wake());
+        }
+    }
+
     /// Runs the caller's status query `attempt`, with a signal that fires when it is aborted.
     fn query(&mut self, attempt: u32) -> Option<Event> {
         let query = self.with.query.as_ref()?;

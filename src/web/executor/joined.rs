@@ -8,49 +8,16 @@ use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
-use wasm_bindgen::JsValue;
 use web_sys::AbortSignal;
 
 use super::call::Calling;
 use super::drive::Driven;
+pub use super::join_slot::{JoinOutcome, JoinSlot};
 use super::Executor;
 use crate::call::{Call, Event};
 use crate::web::platform::abort::{AbortWatch, Listening};
-
-/// What a joined caller gets: its own copy of the response (stale: its age and the failure's
-/// JSON, to mark it), or the JSON of the `RetryError` it stops with.
-pub enum JoinOutcome {
-    Response(JsValue),
-    Stale(JsValue, u64, String),
-    Stopped(String),
-}
-
-/// A joined caller's place: its outcome once known, and whom to wake.
-#[derive(Default)]
-pub struct JoinSlot {
-    outcome: RefCell<Option<JoinOutcome>>,
-    waker: RefCell<Option<Waker>>,
-}
-
-impl JoinSlot {
-    /// Fills it (once) and wakes its caller.
-    pub fn fill(&self, outcome: JoinOutcome) {
-        self.outcome.borrow_mut().get_or_insert(outcome);
-        self.wake();
-    }
-
-    pub fn wake(&self) {
-        if let Some(waker) = self.waker.borrow_mut().take() {
-            waker.wake();
-        }
-    }
-
-    fn is_filled(&self) -> bool {
-        self.outcome.borrow().is_some()
-    }
-}
 
 /// The running coalescing calls of a client, by which a new read finds one to join.
 #[derive(Default)]
@@ -101,14 +68,14 @@ impl Future for Joined {
             me.listening = None;
             me.leader.feed(Event::Leave(me.id));
         }
-        *me.slot.waker.borrow_mut() = Some(cx.waker().clone());
+        me.slot.listen(cx.waker());
         // The caller who began it has gone: a joined caller drives the read (its output is no one's).
         if !me.slot.is_filled() && me.leader.with_run(|run| run.carrier.driverless).unwrap_or(false) {
             let _ = me.leader.poll(cx);
         }
-        let Some(outcome) = me.slot.outcome.borrow_mut().take() else { return Poll::Pending };
+        let Some(outcome) = me.slot.take() else { return Poll::Pending };
         // Its task ends: the read's timers and answers may have woken only it, so another drives on.
-        me.leader.with_run(|run| wake_all(&run.carrier));
+        me.leader.with_run(|run| run.carrier.wake_joiners());
         Poll::Ready(outcome)
     }
 }
@@ -118,36 +85,7 @@ impl Drop for Joined {
         // Cancelled before its outcome: it leaves, and another joined caller may have to drive.
         if !self.slot.is_filled() {
             self.leader.feed(Event::Leave(self.id));
-            self.leader.with_run(|run| wake_all(&run.carrier));
+            self.leader.with_run(|run| run.carrier.wake_joiners());
         }
-    }
-}
-
-/// A joined caller's outcome of a call that settled `done`: its own copy of the last response
-/// (kept under `key` for a stale one), or the call's failure `json`.
-pub(super) fn outcome_for(
-    done: crate::call::Done,
-    last: Option<&crate::web::platform::response::Received>,
-    key: Option<u64>,
-    kept: &RefCell<super::kept::Kept>,
-    json: &str,
-) -> JoinOutcome {
-    use crate::call::Done;
-    let copied = match done {
-        Done::Success { .. } => {
-            last.and_then(|r| r.keepable()).and_then(|r| super::kept::copy(&r)).map(JoinOutcome::Response)
-        }
-        Done::Stale { age_ms } => key
-            .and_then(|key| kept.borrow().serve(key, age_ms))
-            .map(|r| JoinOutcome::Stale(r.into(), age_ms, json.to_owned())),
-        _ => None,
-    };
-    copied.unwrap_or_else(|| JoinOutcome::Stopped(json.to_owned()))
-}
-
-/// Wakes every joined caller still waiting, when they drive the read themselves.
-pub(super) fn wake_all(calling: &Calling) {
-    if calling.driverless {
-        calling.joiners.iter().for_each(|(_, slot)| slot.wake());
     }
 }

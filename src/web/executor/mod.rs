@@ -13,6 +13,7 @@
 
 mod call;
 mod drive;
+mod join_slot;
 mod joined;
 mod kept;
 mod stream;

@@ -44,7 +44,9 @@ export function serveKept(kept, ageMs) {
 
 /** Marks `response` as served stale: its age and the failure's JSON. */
 export function markStale(response, ageMs, json) {
-  marks.set(response, [ageMs, json]);
+  try {
+    marks.set(response, [ageMs, json]);
+  } catch {}
 }
 
 /** `[ageMs, json]` of a response served stale; undefined for any other. */
