@@ -12,7 +12,7 @@ const files = cargo(["package", "--list", "--allow-dirty", "--quiet"]).split("\n
 const allowed = /^(src\/.*\.(rs|js)|js\/platform\/tab-locks\.js|Cargo\.toml(\.orig)?|Cargo\.lock|README\.crate\.md|LICENSE-(MIT|APACHE)|\.cargo_vcs_info\.json)$/;
 const stray = files.filter((f) => !allowed.test(f));
 if (stray.length > 0) throw new Error(`the crate would ship files it does not need: ${stray.slice(0, 10).join(", ")}${stray.length > 10 ? ", …" : ""}`);
-for (const needed of ["README.crate.md", "src/lib.rs", "js/platform/tab-locks.js", "src/web/platform/values.js"]) {
+for (const needed of ["README.crate.md", "src/lib.rs", "js/platform/tab-locks.js", "src/web/platform/shell.js"]) {
   if (!files.includes(needed)) throw new Error(`the crate would lack ${needed}`);
 }
 console.log(`cargo package: ${files.length} files`);

@@ -117,8 +117,12 @@ if (wants("wasm") || wants("js")) {
 
 /** The Rust shell's tests: the test runner is wasm-bindgen's, as under wasm-pack test. */
 async function rustShell(mock) {
-  const runner = { CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER: "wasm-bindgen-test-runner", CARGO_TARGET_DIR: `${root}target/wasm-tests` };
-  const env = { ...runner, RETRYLINE_MOCK_URL: mock.url, WASM_BINDGEN_TEST_TIMEOUT: "120" };
+  // Without debug info: a debug test module is ~30 MB with it, which a Chromium starved by two
+  // busy cores took minutes to load and compile, past the runner's wait (panics keep file:line).
+  const lean = { CARGO_PROFILE_DEV_DEBUG: "0", CARGO_PROFILE_TEST_DEBUG: "0" };
+  const runner = { CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER: "wasm-bindgen-test-runner", CARGO_TARGET_DIR: `${root}target/wasm-tests`, ...lean };
+  // The runner gives chromedriver 5 s to bind its port by default: too short beside busy cores.
+  const env = { ...runner, RETRYLINE_MOCK_URL: mock.url, WASM_BINDGEN_TEST_TIMEOUT: "120", WASM_BINDGEN_TEST_DRIVER_TIMEOUT: "60" };
   const chrome = { ...env, CHROMEDRIVER: "/usr/bin/chromedriver", WASM_BINDGEN_TEST_ONLY_WEB: "1" };
   const cargoTest = ["test", "--target", "wasm32-unknown-unknown"];
   // The shell against the mock exchange, and the transcript suite through the Rust executor

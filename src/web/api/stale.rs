@@ -7,7 +7,7 @@ use wasm_bindgen::JsValue;
 use crate::reason::Reason;
 use crate::record::AttemptRecord;
 
-#[wasm_bindgen(module = "/src/web/platform/kept.js")]
+#[wasm_bindgen(module = "/src/web/platform/shell.js")]
 extern "C" {
     #[wasm_bindgen(js_name = markStale)]
     fn js_mark_stale(response: &JsValue, age_ms: f64, json: &str);

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-#[wasm_bindgen(module = "/src/web/platform/kept.js")]
+#[wasm_bindgen(module = "/src/web/platform/shell.js")]
 extern "C" {
     #[wasm_bindgen(js_name = keepCopy)]
     fn js_keep_copy(response: &JsValue) -> JsValue;

@@ -1,5 +1,5 @@
 //! A response as the caller's `fetch` gave it — a platform `Response`, a subclass, another
-//! library's or realm's (undici's) — read through `responses.js` and checked before the core
+//! library's or realm's (undici's) — read through shell.js's responses and checked before the core
 //! sees it. A status outside 200–599, a throwing getter or a body that is no bytes makes
 //! the attempt a failed one, with the reason in its record.
 
@@ -16,7 +16,7 @@ use crate::text;
 
 // `head` and `face` catch what they run into and say so (undefined, then `threwWhile`/`thrown`);
 // `catch` is the second net.
-#[wasm_bindgen(module = "/src/web/platform/responses.js")]
+#[wasm_bindgen(module = "/src/web/platform/shell.js")]
 extern "C" {
     #[wasm_bindgen(catch, js_name = head)]
     fn js_head(
@@ -29,7 +29,7 @@ extern "C" {
     fn js_face(response: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = threwWhile)]
     fn js_threw_while() -> Result<String, JsValue>;
-    #[wasm_bindgen(catch, js_name = thrown)]
+    #[wasm_bindgen(catch, js_name = responseThrown)]
     fn js_thrown() -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = linkAbort)]
     fn js_link_abort(signal: &JsValue, controller: &JsValue, response: &JsValue) -> Result<(), JsValue>;

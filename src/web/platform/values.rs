@@ -1,5 +1,5 @@
 //! Every JavaScript call that can run the caller's code — a getter, a `Proxy` trap, a store's
-//! method, a thenable — through `values.js` (and `catch`).
+//! method, a thenable — through shell.js's values section (and `catch`).
 //!
 //! A JavaScript exception that unwinds through a wasm frame skips the frame's epilogue and
 //! leaks shadow stack until the module dies. A getter, a `Proxy` trap, a thenable or a
@@ -13,9 +13,9 @@ use wasm_bindgen::prelude::*;
 use super::clock;
 use crate::text;
 
-// values.js never throws: a throw comes back as its FAILED value (see there why `catch` alone is
+// shell.js's values never throw: a throw comes back as its FAILED value (see there why `catch` alone is
 // not enough). `catch` stays as a second net, for a throw the guard cannot catch.
-#[wasm_bindgen(module = "/src/web/platform/values.js")]
+#[wasm_bindgen(module = "/src/web/platform/shell.js")]
 extern "C" {
     #[wasm_bindgen(catch)]
     fn failed() -> Result<JsValue, JsValue>;
@@ -60,15 +60,15 @@ thread_local! {
     static FAILED: JsValue = failed().unwrap_or_else(|_| js_sys::Object::new().into());
 }
 
-/// Set to 1 by values.js when a guarded call threw. Read from memory, it saves a crossing
+/// Set to 1 by shell.js when a guarded call threw. Read from memory, it saves a crossing
 /// (a comparison with the FAILED value) on every guarded call.
 static THREW: AtomicU32 = AtomicU32::new(0);
-/// values.js knows where `THREW` is (told before the first guarded call, by `watch_failures`).
+/// shell.js knows where `THREW` is (told before the first guarded call, by `watch_failures`).
 static WATCHED: AtomicBool = AtomicBool::new(false);
 /// `watch_failures` has run (it runs once).
 static ASKED: AtomicBool = AtomicBool::new(false);
 
-/// Tells values.js where to flag a throw, before the first guarded call. Not a
+/// Tells shell.js where to flag a throw, before the first guarded call. Not a
 /// `#[wasm_bindgen(start)]`: a library claims nothing of the app's start (before wasm-bindgen
 /// 0.2.118 a binary could have only one).
 fn watch_failures() {

@@ -1,4 +1,4 @@
-//! The bindings of `waits.js`: timers, abort listeners and settling values that wake a waiter of
+//! The bindings of shell.js's waits: timers, abort listeners and settling values that wake a waiter of
 //! [`super::wake`] by id, and the monotonic clock. Each never throws (what cannot be set comes back
 //! as `None`); `catch` is the second net.
 
@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::backoff::MAX_TIMER_MS;
 
-#[wasm_bindgen(module = "/src/web/platform/waits.js")]
+#[wasm_bindgen(module = "/src/web/platform/shell.js")]
 extern "C" {
     #[wasm_bindgen(catch, js_name = setWaker)]
     fn js_set_waker(f: &JsValue) -> Result<(), JsValue>;
