@@ -138,6 +138,15 @@ fn client_builder(t: &Value, records: &Records) -> ClientBuilder {
 /// The call of transcript `t` in world `w`, through the Rust API; its outcome as one line.
 async fn call(t: Rc<Value>, w: Rc<World>, records: Records) -> String {
     let mut builder = client_builder(&t, &records);
+    let heard = w.clone();
+    builder = builder.on_retry(move |info| {
+        heard.note(&format!(
+            "retry #{} after {} wait {}",
+            info.attempt,
+            info.reason.unwrap_or("-"),
+            info.planned_wait_ms
+        ))
+    });
     if let Some(budget) = t.get("budget") {
         let config = BudgetConfig::from_options(&loose(budget)).expect("the budget's options");
         builder = builder.budget(&SharedBudget::from_config(config, None));

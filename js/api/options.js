@@ -8,6 +8,7 @@ import { storeMethods } from "../platform/store-methods.js";
 import { budgetOf } from "./budget.js";
 import { splitPolicy } from "./predicate.js";
 import { callback, field, optionKeys, signal, unreadable, wrongType } from "./invalid.js";
+import { readTelemetry } from "../platform/telemetry.js";
 
 /** A RegExp of the caller's, copied without the g/y flags that would make `test` stateful. */
 function copyPattern(context, at, pattern) {
@@ -61,7 +62,12 @@ export function readClientOptions(options) {
         break;
       case "onAttempt":
       case "onEscalation":
+      case "onRetry":
+      case "onEnd":
         read[key] = callback(context, key, value);
+        break;
+      case "telemetry":
+        read.telemetry = readTelemetry(context, value, ["tracerProvider", "meterProvider"]);
         break;
       case "store":
         if (value !== undefined && value !== null) read.store = storeMethods(value, (f, problem) => new TypeError(`${context}: ${f} ${problem}`));
@@ -100,7 +106,7 @@ export function readClientOptions(options) {
  * every layer's own (a symbol: no caller sets it by chance, and optionKeys never lists it). */
 export const FROM_AS_FETCH = Symbol.for("retryline.asFetch");
 
-/** A call's third argument: `{ core, signal, onAttempt, key, readBody }`; `core` undefined if there
+/** A call's third argument: `{ core, signal, onAttempt, onRetry, onEnd, key, readBody }`; `core` undefined if there
  * is nothing for the core to read. */
 export function readCallOptions(options) {
   const context = "fetch options";
@@ -109,7 +115,7 @@ export function readCallOptions(options) {
     const value = field(context, options, key);
     if (value === undefined || value === null) continue;
     if (key === "signal") read.signal = signal(context, key, value);
-    else if (key === "onAttempt") read.onAttempt = callback(context, key, value);
+    else if (key === "onAttempt" || key === "onRetry" || key === "onEnd") read[key] = callback(context, key, value);
     else if (key === "policy") {
       const split = splitPolicy(context, value);
       read.shouldRetry = split.shouldRetry;

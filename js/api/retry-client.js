@@ -12,6 +12,9 @@ import { budgetOf } from "./budget.js";
 import { matchedNames, redact } from "./redaction.js";
 import { familyOf, readFamilies, withFamily } from "./families.js";
 import { FROM_AS_FETCH, readCallOptions, readClientOptions, readInit, readReconcileOptions } from "./options.js";
+import { clientTelemetry } from "../platform/telemetry.js";
+import { instruments } from "../platform/metrics.js";
+import { watchOf } from "../executor/watch.js";
 
 /** Whether `error` carries a URL worth redacting in its message (a Request with credentials). */
 function redactedThrow(c, error) {
@@ -65,6 +68,12 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
         fetch: read.fetch,
         onAttempt: read.onAttempt,
         onEscalation: read.onEscalation,
+        onRetry: read.onRetry,
+        onEnd: read.onEnd,
+        // OpenTelemetry's tracer and instruments, where a provider was handed in (each dropped at its first throw).
+        telemetry: clientTelemetry(read.telemetry, instruments),
+        // Unknown outcomes' spans, by key: a reconciliation's span links to the call it settles.
+        unknownSpans: new Map(),
         shouldRetry: read.shouldRetry,
         // What asFetch's default minAttemptMs yields to, and must fit within.
         policy: { minAttemptMs: read.core.policy?.minAttemptMs, deadlineMs: read.core.policy?.deadlineMs },
@@ -146,12 +155,15 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
   /** A reconciliation or resolve of client `c` (`client` its RetryClient, which it holds), begun in the core. */
   function begun(client, c, fields, where, signals) {
     if (c.handle === 0 || c.budget.handle === 0) throw new TypeError(`${where}: the client or its budget was freed`);
-    const observed = c.onAttempt !== undefined;
+    const key = typeof fields.key === "string" ? fields.key : undefined;
+    const link = key === undefined ? undefined : c.unknownSpans.get(key);
+    const watch = watchOf(c, fields.now, fields.wall, { method: where, url: "", purpose: "order", key, links: link === undefined ? undefined : [{ context: link }] });
+    const observed = c.onAttempt !== undefined || watch !== undefined;
     const { handle } = core.calls.begin({ client: c.handle, budget: c.budget.handle, observed, ...fields }, (mem) => {
       const argument = mem.number(1) === 0 || fields.purpose === RESOLVE ? where : `${where} options`;
       return new (mem.number(0) === 1 ? RangeError : TypeError)(`${argument}: ${mem.text()}`);
     });
-    return { client, c, handle, signals, key: typeof fields.key === "string" ? fields.key : undefined, onAttempt: undefined, family: undefined, template: null };
+    return { client, c, handle, signals, key, onAttempt: undefined, family: undefined, template: null, watch };
   }
 
   /** Begins (without sending) a call of `options` for a GET of a placeholder URL: the core checks
@@ -196,6 +208,9 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
     if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("fetch: the client or its budget was freed");
     const onAttempt = call?.onAttempt;
     const shouldRetry = call?.shouldRetry ?? family?.shouldRetry ?? c.shouldRetry;
+    const key = typeof given?.key === "string" ? given.key : undefined;
+    const familyName = family?.name ?? (c.families.length === 0 ? undefined : null);
+    const watch = watchOf(c, t, w, { method: template.method, url: template.url, family: familyName, key, onRetry: call?.onRetry, onEnd: call?.onEnd });
     const { handle, header, caller } = core.calls.begin({
       client: c.handle,
       budget: c.budget.handle,
@@ -204,7 +219,7 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
       purpose: FETCH,
       hasBody: template.hasBody(),
       asks: shouldRetry !== undefined,
-      observed: c.onAttempt !== undefined || onAttempt !== undefined,
+      observed: c.onAttempt !== undefined || onAttempt !== undefined || watch !== undefined,
       platformFetch: c.fetch === undefined,
       url: template.url,
       method: template.method,
@@ -222,9 +237,10 @@ export function defineRetryClient(core, Budget, RetryError, { stream, worksheet,
       template,
       fetch: c.fetch,
       signals,
-      key: typeof given?.key === "string" ? given.key : undefined,
+      key,
       // null: no family matched (the records say so); undefined: the client has none (absent).
-      family: family?.name ?? (c.families.length === 0 ? undefined : null),
+      family: familyName,
+      watch,
       waits: family?.waits,
       onAttempt,
       shouldRetry,

@@ -29,6 +29,8 @@ export const RELEASE = 17;
 export const AWAIT = 18;
 /** Carry this call's outcome to the tabs awaiting the same read. */
 export const CARRY = 19;
+/** A retry stands, before its sleep or send: `{ record, after }` (observed calls). */
+export const RETRYING = 20;
 /** The call, its client or its budget was freed: nothing can step it again. */
 export const GONE = 255;
 /** How a call ended (a DONE's `how`). */
@@ -113,6 +115,8 @@ export function callsOf(mem, code, shareEffect = unknownEffect) {
         return { type, wakeAt, key: `${n(0)}:${n(1)}` };
       case CARRY:
         return { type, wakeAt, key: `${n(0)}:${n(1)}`, ok: n(2) === 1 };
+      case RETRYING:
+        return { type, wakeAt, ...mem.json() };
       case READ_BODY:
       case WAKE:
       case GONE:

@@ -11,7 +11,7 @@ import { disarm, driven, feed } from "./drive.js";
 import { keep, markStale, served } from "../platform/kept.js";
 import { wall } from "../platform/clock.js";
 import { copies, followSignal, joinRun, release, runsOf, takersOf } from "./coalesced.js";
-import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, WAKE, KEEP, LOOK_STALE, RELEASE, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING, STALE, CARRIED } from "../core/calls.js";
+import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, WAKE, KEEP, LOOK_STALE, RELEASE, RETRYING, GONE, SUCCESS, FAILED, BODY_THREW, RUNNING, STALE, CARRIED } from "../core/calls.js";
 
 /** Runs prepared call `call` (js/api/retry-client.js made it) to its settling. */
 export function run(call) {
@@ -45,7 +45,8 @@ function perform(call, effect) {
   switch (effect.type) {
     case SEND: {
       const n = effect.attempt;
-      const flight = attempt(call, effect.hedge, effect.readBody, {
+      const trace = call.watch?.sent(n, effect.hedge);
+      const flight = attempt(call, effect.hedge, effect.readBody, trace, {
         headed: () => feed(call, (m, h, t, w) => m.headed(h, t, w, n)),
         response: (head, received) => {
           const earlier = call.last;
@@ -67,6 +68,7 @@ function perform(call, effect) {
     case ASK:
       return ask(call, effect);
     case REPORT:
+      call.watch?.reported(effect.records);
       tell([call.c.onAttempt, call.onAttempt], effect.records, (records) => label(call, records));
       for (const { call: joined } of call.joiners?.values() ?? []) {
         tell([joined.c === call.c ? undefined : joined.c.onAttempt, joined.onAttempt], effect.records, (records) => label(joined, records, true));
@@ -74,6 +76,8 @@ function perform(call, effect) {
       return;
     case RELEASE:
       return release(call, effect, label);
+    case RETRYING:
+      return call.watch?.retrying(effect.record, effect.after);
     case DONE:
       return settle(call, effect);
     case WAKE:
@@ -141,6 +145,7 @@ function label(call, records, joined = false) {
 function abandon(call, error) {
   if (call.done) return;
   end(call);
+  call.watch?.ended(null, undefined, error);
   for (const taker of takersOf(call)) taker.reject(error);
 }
 
@@ -167,9 +172,39 @@ function end(call) {
 }
 
 /** The call is over: everything it holds let go, each of its callers answered. */
-function settle(call, { how, attempt: winner, json, escalated, ageMs }) {
-  const { c } = call;
+function settle(call, done) {
   end(call);
+  if (call.watch !== undefined) watched(call, done);
+  answer(call, done);
+}
+
+/** Tells the call's watch how it ended; an unknown outcome's span is kept for its reconciliation. */
+function watched(call, { how, json }) {
+  if (how === SUCCESS || how === CARRIED) return call.watch.ended("success");
+  if (how === BODY_THREW || how === RUNNING) return call.watch.ended(null, undefined, how === BODY_THREW ? call.bodyError : new TypeError("the key is running"));
+  let out;
+  try {
+    out = JSON.parse(json);
+  } catch {
+    return call.watch.ended(null);
+  }
+  // A reconciliation's result: what it found, or that it could not.
+  const reason = how === FAILED || how === STALE ? out.reason : out.resolved === false ? "unknown-outcome" : "success";
+  call.watch.ended(reason, out.records);
+  if (reason === "unknown-outcome" && call.key !== undefined) linkLater(call.c.unknownSpans, call.key, call.watch.spans?.spanContext());
+}
+
+/** Keeps `context` under `key`, the oldest let go past 256 (a reconciliation links to it). */
+function linkLater(spans, key, context) {
+  if (context === undefined) return;
+  spans.delete(key);
+  spans.set(key, context);
+  if (spans.size > 256) spans.delete(spans.keys().next().value);
+}
+
+/** Answers each of the call's callers. */
+function answer(call, { how, attempt: winner, json, escalated, ageMs }) {
+  const { c } = call;
   const takers = takersOf(call);
   if (how === SUCCESS || how === CARRIED) {
     const received = how === CARRIED ? undefined : call.flights.get(winner)?.received ?? call.last;

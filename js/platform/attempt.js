@@ -5,6 +5,7 @@
 import { describe, kind } from "./describe.js";
 import { FULFILLED, REJECTED, follow } from "./race.js";
 import { Received, face, head, isBytes, readBody } from "./response.js";
+import { quietly } from "./telemetry.js";
 
 let timedOut;
 /** One reason for every request a machine's timer cut (a new DOMException each time was a tenth of
@@ -30,9 +31,10 @@ export function abortWith(controller, timeout) {
 // ends (Chromium's cache lock), so a hedge skips the cache. Not elsewhere: workerd may refuse `cache`.
 const BROWSER = typeof window === "object" || typeof importScripts === "function";
 
-/** fetch's arguments for a request of the call (a hedge past the browser's cache). */
-function argumentsFor(template, signal, hedge) {
-  const args = template.forAttempt(signal);
+/** fetch's arguments for a request of the call (a hedge past the browser's cache), carrying
+ * `traceparent` when its span has one. */
+function argumentsFor(template, signal, hedge, traceparent) {
+  const args = template.forAttempt(signal, traceparent);
   if (!hedge || !BROWSER || args[1]?.cache !== undefined) return args;
   return [args[0], { ...args[1], cache: "no-store" }];
 }
@@ -46,18 +48,21 @@ function controller() {
 }
 
 /** Sends one request of `call` (`{ template, fetch, header, waits }`); `on` hears what comes of it:
- * `headed()` (its body is being read), `response(head, received)`, `failed(words)`. Returns the
- * flight: `{ controller, received, done, settled }` (`done`: aborted, its answer to be dropped). */
-export function attempt(call, hedge, wantBody, on) {
+ * `headed()` (its body is being read), `response(head, received)`, `failed(words)`. `trace`: its
+ * span's `{ traceparent, context }` (the fetch runs in that context, the platform's own fetch
+ * instrumentation silenced), or undefined. Returns the flight: `{ controller, received, done,
+ * settled }` (`done`: aborted, its answer to be dropped). */
+export function attempt(call, hedge, wantBody, trace, on) {
   const flight = { controller: controller(), received: undefined, done: false, settled: false };
   if (flight.controller === null) return (on.failed("no AbortController could be made"), flight);
   let called;
   try {
-    const args = argumentsFor(call.template, flight.controller.signal, hedge);
+    const args = argumentsFor(call.template, flight.controller.signal, hedge, trace?.traceparent);
     const f = call.fetch ?? globalThis.fetch;
     if (typeof f !== "function") throw new TypeError("there is no global fetch");
     // `this` is the global object: some platform fetches throw "Illegal invocation" otherwise.
-    called = args[1] === undefined ? f.call(globalThis, args[0]) : f.call(globalThis, args[0], args[1]);
+    const send = () => (args[1] === undefined ? f.call(globalThis, args[0]) : f.call(globalThis, args[0], args[1]));
+    called = trace === undefined ? send() : quietly(trace.context, send);
   } catch (error) {
     // Counted as sent: an order is safer called unknown than repeated.
     return (on.failed(describe(error)), flight);

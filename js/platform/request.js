@@ -159,10 +159,25 @@ export class Template {
   }
 
   /** fetch's arguments for one attempt: the input and `{ signal }`, or, with a body, a fresh
-   * Request that carries both (a wrapped fetch may read or clone it). */
-  forAttempt(signal) {
+   * Request that carries both (a wrapped fetch may read or clone it); with `traceparent` (its
+   * span's W3C trace context), the request's headers and that one. */
+  forAttempt(signal, traceparent) {
     const init = this.extra === null ? { signal } : { ...this.extra, signal };
+    const headers = traceparent === undefined ? undefined : this.tracedHeaders(traceparent);
+    if (headers !== undefined) init.headers = headers;
     if (this.body === null) return [this.input, init];
-    return [new Request(this.request, { signal, body: this.body }), this.extra === null ? undefined : init];
+    const fresh = headers === undefined ? { signal, body: this.body } : { signal, body: this.body, headers };
+    return [new Request(this.request, fresh), this.extra === null && headers === undefined ? undefined : init];
+  }
+
+  /** The request's headers with `traceparent` set (undefined if they cannot be copied). */
+  tracedHeaders(traceparent) {
+    try {
+      const headers = new Headers(this.request?.headers);
+      headers.set("traceparent", traceparent);
+      return headers;
+    } catch {
+      return undefined;
+    }
   }
 }

@@ -24,6 +24,7 @@
 //! | 17 | release: a caller of a coalesced read leaves before its outcome | caller (0: the first) | its `RetryError`'s JSON |
 //! | 18 | await: the same read is on the wire in another tab; listen for its answer | identity (high, low 32 bits) | |
 //! | 19 | carry: hand this call's outcome to the tabs awaiting it | identity (high, low), 1 success | |
+//! | 20 | retrying: a retry stands, before its sleep or send (observed calls) | | `{ record, after }` |
 //!
 //! A done's `how` 6 resolves with the response carried from another tab. A done's `how` 5 is a stale answer: its number is the kept response's age (ms), its JSON the
 //! failure's (the records end with the `stale` record).
@@ -32,10 +33,9 @@ use super::io::{self, len, with_args};
 use super::share;
 use super::state::{Client, BUDGETS, CLIENTS};
 use super::{invalid, ms};
-use crate::call::{Call, CallSpec, Ctx, Done, Effect, Event, Head, Purpose, Settings, Stored};
+use crate::call::{Call, CallSpec, Ctx, Event, Head, Purpose, Settings, Stored};
 use crate::classify::Observed;
 use crate::input::{Invalid, InvalidOption, Loose, Problem};
-use crate::json::{to_json, Object};
 use crate::machine::Operation;
 use crate::reconcile::Evidence;
 use crate::redact::Secrets;

@@ -85,6 +85,12 @@ pub fn hand_out(effect: Effect, call: &Call) -> u32 {
             io::output(json);
             17
         }
+        Effect::Retrying { record, after } => {
+            let mut out = String::new();
+            Object::new(&mut out).field("record", &*record).field("after", &after).end();
+            io::output(out);
+            20
+        }
         Effect::Share(share) => share::hand_out(share),
     }
 }

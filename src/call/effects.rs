@@ -156,6 +156,15 @@ pub enum Effect {
         /// It succeeded.
         ok: bool,
     },
+    /// A retry stands and is slept for, or sent at once: the attempt as planned (window, draw,
+    /// provider minimum, planned wait, time left) and why the attempt before it failed. Handed
+    /// out once per retry, to observers (`onRetry`, telemetry's sleep events).
+    Retrying {
+        /// The planned attempt's record (its decision still open).
+        record: Box<AttemptRecord>,
+        /// What the attempt before it meant: "retryable", "throttled", …
+        after: Option<&'static str>,
+    },
     /// The call is over.
     Done(Done),
 }

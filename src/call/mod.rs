@@ -128,6 +128,8 @@ pub struct Call {
     running: Option<String>,
     /// Callers who joined it (coalescing).
     callers: coalesce::Callers,
+    /// The last attempt announced by [`Effect::Retrying`].
+    announced: u32,
 }
 
 impl Call {
@@ -156,6 +158,7 @@ impl Call {
             store_failed: false,
             running: None,
             callers: coalesce::Callers::default(),
+            announced: 1,
         }
     }
 

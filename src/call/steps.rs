@@ -114,10 +114,22 @@ impl Call {
 
     /// Sends or sleeps as planned.
     pub(super) fn perform(&mut self, next: Next, ctx: &mut Ctx) {
+        self.announce();
         match next {
             Next::Send { attempt, timeout_ms } => self.send(attempt, timeout_ms, ctx),
             Next::Sleep => self.stage = Stage::Sleeping { wake_at: ctx.now.saturating_add(self.op.timer_ms(ctx.now)) },
         }
+    }
+
+    /// A retry the gate admitted is told to observers once, before its sleep or its send.
+    fn announce(&mut self) {
+        let Some(planned) = self.op.planned().filter(|r| r.attempt > self.announced) else { return };
+        self.announced = planned.attempt;
+        if !self.settings.observed {
+            return;
+        }
+        let after = self.op.records().iter().rev().find(|r| r.is_sent()).and_then(|r| r.reason).map(|r| r.as_str());
+        self.effects.push(Effect::Retrying { record: Box::new(planned.clone()), after });
     }
 
     pub(super) fn timer(&mut self, ctx: &mut Ctx) {

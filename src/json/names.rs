@@ -149,7 +149,7 @@ named!(Jitter {
 
 /// The call options a `RequestInit` must not carry: the glue refuses them in `fetch`'s second
 /// argument by name (`signal` is both, and stays the platform's).
-pub const CALL_OPTIONS: [&str; 11] = [
+pub const CALL_OPTIONS: [&str; 13] = [
     "policy",
     "operation",
     "priority",
@@ -159,6 +159,8 @@ pub const CALL_OPTIONS: [&str; 11] = [
     "deadlineMs",
     "readBody",
     "onAttempt",
+    "onRetry",
+    "onEnd",
     "staleIfErrorMs",
     "coalesce",
 ];

@@ -252,6 +252,15 @@ impl Operation {
         saturating_u64(i128::from(now) - self.origin)
     }
 
+    /// The next attempt as planned, while it is slept for or on the wire: its window, draw,
+    /// provider minimum and planned wait (what `onRetry` and a sleep's span event say).
+    pub fn planned(&self) -> Option<&AttemptRecord> {
+        match &self.phase {
+            Phase::Sleeping { record, .. } | Phase::InFlight { record, .. } => Some(record),
+            _ => None,
+        }
+    }
+
     /// The action the current phase is waiting on (for calls out of order).
     pub(crate) fn pending_action(&self) -> Action {
         match &self.phase {

@@ -58,7 +58,7 @@ mod platform;
 pub use api::staleness;
 pub use api::{
     CallOptions, Client, ClientBuilder, Connection, Docs, Error, Family, FamilyRequest, Heartbeat, Match, Message,
-    NotOpen, OnEvent, OnOpen, PageSignal, PolicyLayer, ProtocolsProvider, Reconciled, Resync, RetryContext,
+    NotOpen, OnEvent, OnOpen, PageSignal, PolicyLayer, ProtocolsProvider, Reconciled, Resync, RetryContext, RetryInfo,
     SharedBudget, ShouldRetry, Staleness, Stopped, Stream, StreamEvent, StreamOptions, StreamState, TokenBucket,
     UrlPattern, UrlProvider, Weight, Worksheet, WorksheetRow,
 };

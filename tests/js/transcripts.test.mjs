@@ -23,6 +23,7 @@ async function call(t, w, records) {
     store: w.store,
     budget: t.budget === undefined ? undefined : new Budget(t.budget),
     onAttempt: (record) => records.push(record),
+    onRetry: (info) => w.note(`retry #${info.attempt} after ${info.reason ?? "-"} wait ${info.plannedWaitMs}`),
   });
   const { url = "https://api.test/", method = "GET", body, options = {}, purpose, key } = t.call ?? {};
   const signal = w.abortSignal();

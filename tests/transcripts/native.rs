@@ -362,6 +362,12 @@ fn perform(world: &mut World, machine: &mut Call) {
             Effect::Share(_) | Effect::Wake | Effect::Keep { .. } | Effect::Release { .. } | Effect::Carry { .. } => {}
             // A transcript's budget is this realm's: no other realm's read is awaited.
             Effect::Await { .. } => {}
+            Effect::Retrying { record, after } => world.note(&format!(
+                "retry #{} after {} wait {}",
+                record.attempt,
+                after.unwrap_or("-"),
+                record.planned_wait_ms
+            )),
         }
     }
     let wake = machine.poll_timeout();

@@ -9,6 +9,7 @@ use wasm_bindgen::JsValue;
 use super::client::{Client, Defaults};
 use super::error::Error;
 use super::family::{check_families, Family};
+use super::retry_info::RetryInfo;
 use super::shared_budget::{Held, SharedBudget};
 use super::should_retry::{RetryContext, ShouldRetry};
 use crate::budget::BudgetConfig;
@@ -16,7 +17,7 @@ use crate::draw::Draws;
 use crate::policy::Policy;
 use crate::record::AttemptRecord;
 use crate::text;
-use crate::web::executor::{Executor, Observer};
+use crate::web::executor::{Executor, Observer, RetryObserver};
 use crate::web::platform::errors::invalid;
 use crate::web::platform::store::Store;
 use crate::web::platform::values;
@@ -35,6 +36,7 @@ pub struct ClientBuilder {
     draws: Vec<u64>,
     store: Option<Store>,
     observer: Option<Observer>,
+    on_retry: Option<RetryObserver>,
     stale_if_error_ms: u64,
     coalesce: bool,
     read_body: bool,
@@ -81,6 +83,13 @@ impl ClientBuilder {
     /// Called with every attempt's record, sent or refused, as it is made.
     pub fn on_attempt(mut self, observer: impl Fn(&AttemptRecord) + 'static) -> Self {
         self.observer = Some(Rc::new(observer));
+        self
+    }
+
+    /// Called before each retry's sleep (or its send, when no wait is planned) with the plan and
+    /// why the attempt before it failed, as JavaScript's `onRetry`.
+    pub fn on_retry(mut self, observer: impl Fn(&RetryInfo) + 'static) -> Self {
+        self.on_retry = Some(Rc::new(observer));
         self
     }
 
@@ -137,7 +146,8 @@ impl ClientBuilder {
         let Held { budget, share } = self.budget.unwrap_or_else(|| Held::new(BudgetConfig::default(), None));
         let kept = RefCell::default();
         let joinable = Default::default();
-        let executor = Executor { budget, share, draws, store, observer: self.observer, kept, joinable };
+        let executor =
+            Executor { budget, share, draws, store, observer: self.observer, on_retry: self.on_retry, kept, joinable };
         let owner = text::hex16(values::entropy());
         let (stale_ms, coalesce) = (self.stale_if_error_ms, self.coalesce);
         let defaults = Defaults { policy, owner, read_body: self.read_body, should_retry, stale_ms, coalesce };

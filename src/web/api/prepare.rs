@@ -55,7 +55,7 @@ impl Client {
             read_body: read_body.unwrap_or(self.defaults.read_body),
             has_body: request.has_body(),
             asks: should_retry.is_some(),
-            observed: self.executor.observer.is_some(),
+            observed: self.executor.observed(),
             secrets: Secrets::default(),
             stale_ms,
             coalesce,
@@ -101,7 +101,7 @@ impl Client {
         let (now, wall) = (clock::now(), clock::wall_now());
         let settings = Settings {
             owner: self.defaults.owner.clone(),
-            observed: self.executor.observer.is_some(),
+            observed: self.executor.observed(),
             secrets: Secrets::default(),
             ..Settings::default()
         };

@@ -52,7 +52,7 @@ impl Client {
             on_open: given.on_open.is_some() || !given.subscribe.is_empty(),
             resync: given.resync.is_some(),
             heartbeat_ms: given.heartbeat.as_ref().map(|(every, _)| *every),
-            observed: self.executor.observer.is_some(),
+            observed: self.executor.observed(),
         };
         let session = Session::new(crate::stream::Stream::begin(spec), settings);
         let events = Inbox::new();

@@ -243,6 +243,10 @@ impl Carrier for Calling {
             // Nor do they coalesce across tabs: none awaits another's, nothing is carried.
             Effect::Await { .. } => Some(Event::Carried(false)),
             Effect::Carry { .. } => None,
+            Effect::Retrying { record, after } => {
+                run.exec.retrying(*record, after);
+                None
+            }
             Effect::Done(done) => {
                 let (last, body_error) = (me.last.take().map(|(_, r)| r), me.body_error.take());
                 let stale = match (done, me.kept) {

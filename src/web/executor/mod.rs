@@ -33,6 +33,9 @@ pub use stream::{Event as StreamEvent, Given, Listener, OnOpen, Ping, ProtocolsF
 /// Called with every record, sent or refused, as it is made.
 pub type Observer = Rc<dyn Fn(&AttemptRecord)>;
 
+/// Called with each retry that stands, before its sleep.
+pub type RetryObserver = Rc<dyn Fn(&crate::web::api::RetryInfo)>;
+
 /// What a client's calls and streams share.
 pub struct Executor {
     pub budget: Rc<RefCell<Budget>>,
@@ -41,6 +44,7 @@ pub struct Executor {
     pub draws: RefCell<Draws>,
     pub store: Store,
     pub observer: Option<Observer>,
+    pub on_retry: Option<RetryObserver>,
     /// The last good response of each read (`staleIfErrorMs`).
     pub kept: RefCell<kept::Kept>,
     /// Its coalescing reads running, which a new read of the same request may join.
@@ -48,6 +52,18 @@ pub struct Executor {
 }
 
 impl Executor {
+    /// Someone hears of records or retries: the machine hands them out.
+    pub fn observed(&self) -> bool {
+        self.observer.is_some() || self.on_retry.is_some()
+    }
+
+    /// Hands a retry that stands to the client's `on_retry`.
+    fn retrying(&self, record: AttemptRecord, after: Option<&'static str>) {
+        if let Some(hear) = &self.on_retry {
+            hear(&crate::web::api::RetryInfo::new(record, after));
+        }
+    }
+
     /// Hands `records` on to the client's observer.
     fn report(&self, records: &[AttemptRecord]) {
         let Some(observer) = &self.observer else { return };
