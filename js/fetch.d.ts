@@ -4,5 +4,6 @@
 export { RetryClient, Budget, RetryError, staleness } from "./index.js";
 export type {
   Jitter, Policy, Operation, Priority, RetryReason, Pending, AttemptRecord, FamilyRequest, Family, ClientOptions,
-  Store, CallOptions, AsFetchDefaults, AsFetchInit, ScopeLimits, BudgetOptions, ScopeSnapshot, Staleness,
+  Store, CallOptions, AsFetchDefaults, AsFetchInit, ScopeLimits, BudgetOptions, ScopeSnapshot, Staleness, RetryInfo, EndInfo,
+  BudgetEvent,
 } from "./index.js";

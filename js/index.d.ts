@@ -256,6 +256,58 @@ export interface ClientOptions {
   staleIfErrorMs?: number;
   /** The default of `coalesce` for every read (see CallOptions). Default false. */
   coalesce?: boolean;
+  /** Called before each retry's sleep, for every call of this client (before the call's own). See CallOptions. */
+  onRetry?: (info: RetryInfo) => unknown;
+  /** Called once at the end of every call of this client, exhausted included (before the call's own). See CallOptions. */
+  onEnd?: (info: EndInfo) => unknown;
+  /**
+   * OpenTelemetry, from the `@opentelemetry/api` objects handed in (retryline depends on none; without them nothing
+   * is created). `tracerProvider`: an INTERNAL span per call (its outcome's reason, attempts, scope, family, key),
+   * a CLIENT span per request on the wire with the HTTP conventions' attributes (`http.request.resend_count`,
+   * `url.full` redacted as records are, `error.type`), a `traceparent` on each request, the sleeps and refusals as
+   * events (`retryline.sleep`, `retryline.refused`) with the plan's columns, hedges marked, and a reconciliation
+   * linked to the call it settles; the platform's own fetch instrumentation is silenced for these requests.
+   * `meterProvider`: `http.client.request.duration`, `retryline.client.attempt.started`, `.call.duration`,
+   * `.call.retries`, `.call.hedges`, `.call.retry_delay` and `retryline.client.refusals`. A provider that throws is
+   * dropped with one warning; the calls go on. See README "Telemetry".
+   */
+  telemetry?: { tracerProvider?: { getTracer(name: string, version?: string): any }; meterProvider?: { getMeter(name: string, version?: string): any } };
+}
+
+/** What `onRetry` hears: a retry that stands, before its sleep (or its send, when no wait is planned). */
+export interface RetryInfo {
+  /** The attempt about to be made (2 for the first retry). */
+  attempt: number;
+  /** The wait before it, ms: max(provider minimum + spread, draw) plus the budget's. */
+  plannedWaitMs: number;
+  /** The provider's minimum (Retry-After, a scope's hold) within that wait, ms. */
+  providerWaitMs: number;
+  /** The backoff window the draw came from, ms. */
+  windowMs: number | null;
+  /** The delay drawn from that window, ms. */
+  sampledDelayMs: number | null;
+  /** Time left before the deadline when the retry was planned, ms. */
+  remainingMs: number;
+  /** What the attempt before it meant: "retryable", "throttled", … */
+  reason: string | null;
+  /** The planned attempt's record (its decision still open). */
+  record: AttemptRecord;
+}
+
+/** What `onEnd` hears, once per call, however it ended. */
+export interface EndInfo {
+  /** It resolved (with a fresh response, or a stale one). */
+  ok: boolean;
+  /** "success", or the RetryError's reason (a stale answer: why the fresh read failed); null when the call rejected with another error. */
+  reason: RetryReason | "success" | null;
+  /** Requests sent. */
+  attempts: number;
+  durationMs: number;
+  records: AttemptRecord[];
+  /** It resolved with a stale response (staleIfErrorMs). */
+  stale?: true;
+  /** What it rejected with, when that was not a RetryError (a request body that threw). */
+  error?: unknown;
 }
 
 /** A store for keyed operations. */
@@ -320,6 +372,14 @@ export interface CallOptions {
    * `onAttempt`. A throw or rejection in it is ignored. Use it to keep a successful call's records.
    */
   onAttempt?: (record: AttemptRecord) => void | Promise<void>;
+  /**
+   * Called before each retry's sleep (or its send, when no wait is planned) with the plan — the attempt, the
+   * planned wait, the provider's minimum, the window and draw, the time left — and why the attempt before it
+   * failed. After the client's. A throw or rejection in it is ignored.
+   */
+  onRetry?: (info: RetryInfo) => unknown;
+  /** Called once when the call ends, however it ends (exhausted included), with the reason. After the client's. */
+  onEnd?: (info: EndInfo) => unknown;
   /**
    * A read (operation "read") that fails for want of a current answer — deadline, attempts, budget, banned,
    * circuit-open, rate-limited, provider-wait — resolves instead with the last successful response of the same
@@ -483,7 +543,7 @@ export interface RetryStream {
   addEventListener(type: "unsent", listener: (event: Event & { readonly data: unknown; readonly why: string }) => void, options?: boolean | StreamListenerOptions): void;
   /** A reconnect() refused after it returned (called inside another event's listener, or under a shared budget). */
   addEventListener(type: "error", listener: (event: Event & { readonly error: RetryError }) => void, options?: boolean | StreamListenerOptions): void;
-  addEventListener(type: string, listener: ((event: Event) => void) | null, options?: boolean | StreamListenerOptions): void;
+  removeEventListener(type: "breaker" | "ban" | "hold", listener: (event: BudgetEvent) => void, options?: boolean | { capture?: boolean }): void;
   removeEventListener(type: string, listener: ((event: never) => void) | null, options?: boolean | { capture?: boolean }): void;
   dispatchEvent(event: Event): boolean;
 }
@@ -552,6 +612,12 @@ export interface BudgetOptions extends ScopeLimits {
    * undefined and `budget.sharing` is "local". With `coordinator`, `share` names the coordinators instead
    * (default "retryline"): budgets with different names are kept apart.
    */
+  /**
+   * OpenTelemetry gauges of each scope, from the `meterProvider` handed in: `retryline.budget.tokens`,
+   * `.retry_quota`, `.breaker.state` (0 closed, 1 half-open, 2 open), `.hold.remaining` and `.ban.remaining` (s),
+   * `.in_flight`, each with `retryline.scope`.
+   */
+  telemetry?: { meterProvider?: { getMeter(name: string, version?: string): any } };
   share?: string;
   /**
    * Keeps this budget with every isolate (Cloudflare Workers, workerd) whose budget names the same Durable
@@ -630,9 +696,20 @@ export interface ScopeSnapshot {
  * Limits shared by every client that holds it: per-scope token buckets with a priority reserve, a retry quota,
  * and the provider's holds (Retry-After covers the whole scope) and bans (418). `new Budget()` has no token limit.
  */
+/** A Budget's events: "breaker" when a scope's breaker changes state, "ban" or "hold" when one begins. */
+export interface BudgetEvent extends Event {
+  readonly detail: { scope: string; state?: "closed" | "open" | "half-open"; previous?: "closed" | "open" | "half-open" | null; openUntil?: number | null; until?: number };
+}
+
 export class Budget {
   /** @throws {TypeError | RangeError} naming the invalid field. */
   constructor(options?: BudgetOptions);
+  /**
+   * "breaker" (a scope's breaker changed state: `detail.state`, `previous`, `openUntil`), "ban" or "hold" (one
+   * began: `detail.until`, Unix ms), as this realm's calls learn them. Once listened to, every call reports its records.
+   */
+  addEventListener(type: "breaker" | "ban" | "hold", listener: (event: BudgetEvent) => void, options?: boolean | StreamListenerOptions): void;
+  removeEventListener(type: "breaker" | "ban" | "hold", listener: (event: BudgetEvent) => void, options?: boolean | { capture?: boolean }): void;
   /** The name it is shared under across tabs; undefined where it works alone (no `share`, or no Web Locks/IndexedDB). */
   readonly share: string | undefined;
   /**

@@ -8,6 +8,8 @@ import { THREW, encodeFields } from "../core/wire.js";
 import { CONTACTS, LOCAL, TABS } from "../core/budgets.js";
 import { now, wall } from "../platform/clock.js";
 import { optionKeys, unreadable, wrongType } from "./invalid.js";
+import { readTelemetry } from "../platform/telemetry.js";
+import { BudgetEvents, budgetGauges } from "./budget-watch.js";
 
 /** The budget behind each genuine Budget: a look-alike finds nothing here. */
 const budgets = new WeakMap();
@@ -22,18 +24,20 @@ function freeBudget(inner) {
 export function defineBudget(core, sharing) {
   const freed = typeof FinalizationRegistry === "function" ? new FinalizationRegistry(freeBudget) : null;
 
-  class Budget {
+  class Budget extends EventTarget {
     #inner;
 
     /** @throws {TypeError | RangeError} naming the invalid field. */
     constructor(options) {
+      super();
       // Each field is read once; a getter that throws is named by the core, as options.<field>.
       const fields = [];
       const given = {};
       let namespace;
       let redis;
       let fleetSize;
-      const aside = ["coordinator", "redis", "fleetSize"]; // values the glue reads itself
+      let telemetry;
+      const aside = ["coordinator", "redis", "fleetSize", "telemetry"]; // values the glue reads itself
       for (const key of optionKeys("Budget", options)) {
         let value;
         try {
@@ -46,6 +50,7 @@ export function defineBudget(core, sharing) {
         if (key === "coordinator") namespace = value;
         else if (key === "redis") redis = value;
         else if (key === "fleetSize") fleetSize = value;
+        else if (key === "telemetry") telemetry = readTelemetry("Budget", value, ["meterProvider"]);
         else {
           fields.push([key, value]);
           given[key] = value;
@@ -81,9 +86,19 @@ export function defineBudget(core, sharing) {
       }
       // ears: each live call's news, told when a slot of maxInFlight frees (js/executor/call.js).
       const inner = { core, handle, shared: keep, share: kind === TABS ? share : undefined, label: keep?.label ?? "local", ears: new Set() };
+      // events: "breaker", "ban", "hold", dispatched as its calls' records are made.
+      inner.events = new BudgetEvents(this, () => this.snapshot());
       this.#inner = inner;
+      if (telemetry?.meterProvider !== undefined) budgetGauges(telemetry.meterProvider, () => (inner.handle === 0 ? [] : this.snapshot()));
       budgets.set(this, inner);
       freed?.register(this, inner, this);
+    }
+
+    /** Listens for "breaker" (a scope's breaker changed state), "ban" or "hold" (one began); each
+     * event's `detail` names the scope. From then on every call of the budget reports its records. */
+    addEventListener(type, listener, options) {
+      this.#inner.events.listen();
+      super.addEventListener(type, listener, options);
     }
 
     /** The name it is shared under across tabs; undefined where it works alone. */

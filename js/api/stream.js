@@ -5,6 +5,7 @@
 import { callback, field, optionKeys, signal, wrongType } from "./invalid.js";
 import { familyOf, withFamily } from "./families.js";
 import { readProtocols, readUrl } from "../platform/ws-url.js";
+import { streamSpans } from "../platform/spans.js";
 
 /** What a family gives a stream's connection attempts: its scope, weight and policy. */
 const STREAM_FAMILY_FIELDS = ["scope", "weight", "policy"];
@@ -199,6 +200,7 @@ export function defineStream(core, load) {
       for (const key of STREAM_FAMILY_FIELDS) if (given[key] !== undefined) read.core[key] = given[key];
     }
     if (c.handle === 0 || c.budget.handle === 0) throw new TypeError("stream: the client or its budget was freed");
+    const tracer = c.telemetry.tracer?.guard.dropped ? undefined : c.telemetry.tracer;
     const handle = core.streams.begin({
       client: c.handle,
       budget: c.budget.handle,
@@ -206,13 +208,14 @@ export function defineStream(core, load) {
       wall: 0,
       onOpen: read.onOpen !== undefined,
       resync: read.resync !== undefined,
-      observed: c.onAttempt !== undefined || read.onAttempt !== undefined,
+      observed: c.onAttempt !== undefined || read.onAttempt !== undefined || tracer !== undefined || c.budget.events.listening,
       heartbeatMs: read.heartbeat?.everyMs ?? 0,
       url: href ?? "",
       options: read.core,
     });
     // The stream holds its client (s.client): a client no one else holds must not be freed under it.
-    const s = { client, c, handle, url: href, urlProvider: provider, ...read, state: "connecting", reason: undefined, executor: undefined, lastMessageWall: null, staleSinceWall: null, closeRequested: false };
+    const spans = tracer === undefined ? undefined : streamSpans(tracer.guard, tracer.tracer, c.redact(href ?? "", true));
+    const s = { client, c, handle, url: href, urlProvider: provider, spans, ...read, state: "connecting", reason: undefined, executor: undefined, lastMessageWall: null, staleSinceWall: null, closeRequested: false };
     const target = new RetryStream(s);
     s.target = target;
     Promise.resolve(load()).then(

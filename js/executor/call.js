@@ -69,6 +69,7 @@ function perform(call, effect) {
       return ask(call, effect);
     case REPORT:
       call.watch?.reported(effect.records);
+      call.c.budget.events.look();
       tell([call.c.onAttempt, call.onAttempt], effect.records, (records) => label(call, records));
       for (const { call: joined } of call.joiners?.values() ?? []) {
         tell([joined.c === call.c ? undefined : joined.c.onAttempt, joined.onAttempt], effect.records, (records) => label(joined, records, true));

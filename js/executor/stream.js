@@ -90,6 +90,8 @@ function perform(s, effect) {
       }
     }
     case REPORT:
+      s.spans?.(effect.records);
+      s.c.budget.events.look();
       return tell([s.c.onAttempt, s.onAttempt], effect.records);
     case STOPPED:
       return stopped(s, effect.reason, JSON.parse(effect.json));

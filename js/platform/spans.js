@@ -131,3 +131,37 @@ function traceparent(context) {
   if (!/^[0-9a-f]{32}$/.test(traceId) || /^0+$/.test(traceId) || !/^[0-9a-f]{16}$/.test(spanId) || /^0+$/.test(spanId)) return undefined;
   return `00-${traceId}-${spanId}-${((traceFlags ?? 0) & 0xff).toString(16).padStart(2, "0")}`;
 }
+
+/** A stream's connection attempts as CLIENT spans, under the context the stream was made in:
+ * each drawn from its record when the machine reports it (it ends then; its start is its
+ * duration before). Refusals are events on the attempt's span's parent-less sibling: a span of
+ * their own, `retryline.refused`, so a trace shows why a reconnect was not made. */
+export function streamSpans(guard, tracer, url) {
+  const caller = activeContext();
+  const where = server(url);
+  return (text) => {
+    let records;
+    try {
+      records = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const end = Date.now();
+    for (const record of records) {
+      guard.run(() => {
+        const ms = record.endMs === null ? 0 : record.endMs - record.startMs;
+        const attributes = { "url.full": record.url ?? url, "retryline.attempt": record.attempt, ...where };
+        if (record.dropped !== null) attributes["retryline.dropped"] = record.dropped;
+        const name = record.decision === "sent" ? "websocket connect" : "retryline.refused";
+        const span = tracer.startSpan(name, { kind: record.decision === "sent" ? CLIENT : INTERNAL, startTime: end - ms, attributes }, caller);
+        if (record.decision !== "sent") span.addEvent("retryline.refused", columns(record, record.reason), end);
+        const type = record.decision === "sent" ? errorType(record) : record.reason;
+        if (type !== undefined && type !== null) {
+          span.setAttribute("error.type", type);
+          span.setStatus({ code: ERROR, message: record.error ?? record.reason ?? type });
+        }
+        span.end(end);
+      });
+    }
+  };
+}

@@ -223,7 +223,8 @@ export function createMockStreams() {
   function tick() {
     seq += 1;
     if (silenced) return;
-    const message = JSON.stringify({ e: "trade", s: "BTCUSDT", p: price(seq), seq, T: Date.now() });
+    // T on the log's clock (whole ms, as an exchange's), so a test compares it with connection times.
+    const message = JSON.stringify({ e: "trade", s: "BTCUSDT", p: price(seq), seq, T: Math.floor(nowMs()) });
     for (const conn of open.values()) {
       if (conn.ticking && !conn.zombie && conn.ws.readyState === WebSocket.OPEN) conn.ws.send(message);
     }

@@ -101,6 +101,26 @@ const statuses = (path, method) => mock.requests({ path, method }).map((r) => r.
 
 const expectations = [
   {
+    marker: "  onRetry: (info) => console.log(`retry #${info.attempt} in ${info.plannedWaitMs} ms after ${info.reason}`),",
+    title: "onRetry and onEnd: a 503 then a 200 at the server, one retry heard with its plan, one end",
+    async run(block) {
+      mock.script(PRICE, [{ status: 503 }, { status: 200, body: price }]);
+      const { logged } = await runBlock(block);
+      assert.deepEqual(logged, [["retry #2 in 100 ms after retryable"], ["ended success after 2 requests"]]);
+      assert.deepEqual(statuses(PRICE), [503, 200]);
+    },
+  },
+  {
+    marker: "const traced = new RetryClient({ telemetry: { tracerProvider }, policy: { baseDelayMs: 100, deadlineMs: 6_000 } });",
+    title: "traces: a span per request the server answered, then the call's span with its reason",
+    async run(block) {
+      mock.script(PRICE, [{ status: 503 }, { status: 200, body: price }]);
+      const { logged } = await runBlock(block);
+      assert.deepEqual(logged, [["GET", 503], ["GET", 200], ["GET read", "success"]]);
+      assert.deepEqual(statuses(PRICE), [503, 200]);
+    },
+  },
+  {
     marker: "const widgets = new RetryClient({ budget: new Budget(), coalesce: true, policy: { deadlineMs: 6_000 } });",
     title: "coalescing: fifty reads of one ticker are one request at the server, and each caller reads the price",
     async run(block) {
