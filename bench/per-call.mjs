@@ -25,6 +25,7 @@ import { Budget, RetryClient } from "../js/node.js";
 // The strict-CSP entry: the same core as JavaScript (binaryen wasm2js), for its cost per call.
 import { Budget as CspBudget, RetryClient as CspClient } from "../js/csp.js";
 import { compareAsyncOps, YIELD_EVERY } from "./lib/ops.mjs";
+import { telemetryRows } from "./lib/telemetry-rows.mjs";
 import { loadFloor } from "./floor.mjs";
 
 // The floor of the package's shape (bench/floor.mjs, bench/floor/driver.js over the core's
@@ -91,6 +92,7 @@ export const perCallContenders = {
       const client = new RetryClient();
       return () => ((globalThis.fetch = send), client.fetch(URL_));
     } },
+    ...telemetryRows(RetryClient, URL_, {}),
     { id: "retryline-csp", name: "retryline/csp (the core as JavaScript)", config: "new RetryClient({ fetch: stub }) from retryline/csp", make: (send) => {
       const client = new CspClient({ fetch: send });
       return () => client.fetch(URL_);
@@ -134,6 +136,7 @@ export const perCallContenders = {
         const client = new RetryClient({ fetch: send, budget: new Budget({ retryQuota: false }), policy: { baseDelayMs: 0, maxDelayMs: 0 } });
         return () => client.fetch(URL_);
       } },
+    ...telemetryRows(RetryClient, URL_, { budget: () => new Budget({ retryQuota: false }), policy: { baseDelayMs: 0, maxDelayMs: 0 } }),
     { id: "retryline-csp", name: "retryline/csp (the core as JavaScript)", timer: "none at 0 ms (its own scheduling)",
       config: "the same, from retryline/csp",
       make: (send) => {

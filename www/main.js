@@ -9,6 +9,7 @@ import { runContention } from "./contention.js";
 import { mockExchange } from "./exchange.js";
 import { streamPanel } from "./stream.js";
 import { drawWorksheet, markFamilies } from "./worksheet.js";
+import { drawTrace } from "./trace.js";
 
 const $ = (id) => document.getElementById(id);
 const [{ exchange }, worksheet] = await Promise.all(["./config.json", "./worksheet.json"].map(async (u) => (await fetch(u)).json()));
@@ -37,6 +38,7 @@ async function run() {
       last.operations.map((op) => `${op.label}: <b data-stop>${op.stop.reason} at ${(op.stop.atMs / 1000).toFixed(1)} s</b>`).join(" · ");
     Object.assign($("summary").dataset, { scenario: scenario.id, path: last.path, runs: String(++runCount) });
     drawTimeline($("timeline"), last.operations);
+    if (last.spans !== undefined) drawTrace($("trace"), last.spans);
     $("operation").replaceChildren(...last.operations.map((op, i) => new Option(op.label, String(i))));
     showRecords();
     markFamilies($("worksheet"), new Set(last.operations.flatMap((op) => op.records.map((r) => r.family))));

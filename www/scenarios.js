@@ -5,6 +5,7 @@
 // families of config.js, the ones the worksheet panel shows.
 import { RetryError } from "retryline";
 import { budget as pageBudget, client as pageClient, policyOf } from "./clients.js";
+import { takeSpans, tracerProvider } from "./trace.js";
 
 const block = (ms) => {
   const until = performance.now() + ms;
@@ -40,9 +41,11 @@ export const scenarios = [
     async run(ex) {
       const path = ex.route("timeline", "/api/v3/ticker/price");
       await ex.script(path, [{ action: "hang" }, { status: 429, delayMs: 300, retryAfter: 2 }, { action: "hang" }, { action: "hang" }]);
-      const client = pageClient(ex, { draws: [400, 600, 1200, 2400] });
+      // Traced: the trace panel draws this call's spans as the SDK exported them.
+      const client = pageClient(ex, { draws: [400, 600, 1200, 2400], telemetry: { tracerProvider } });
+      takeSpans();
       const op = await operation("read BTCUSDT", (onAttempt) => client.fetch(`${ex.url}${path}?symbol=BTCUSDT`, undefined, { onAttempt }), worked.deadlineMs);
-      return { operations: [op], path, wire: await ex.wire(path) };
+      return { operations: [op], path, wire: await ex.wire(path), spans: takeSpans() };
     },
   },
   {
