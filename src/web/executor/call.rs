@@ -89,6 +89,8 @@ pub(super) struct Calling {
     first_left: bool,
     /// That caller's future is gone: the joined callers drive it.
     pub(super) driverless: bool,
+    /// Its `tracing` spans (feature `tracing`).
+    traced: super::traced::Traced,
 }
 
 impl Running {
@@ -115,6 +117,7 @@ impl Running {
             joiners: Vec::new(),
             first_left: false,
             driverless: false,
+            traced: super::traced::Traced::begin(&call),
         };
         let joinable = call.joinable();
         let driven = Driven::new(call, calling, (), exec.clone());
@@ -196,6 +199,7 @@ impl Carrier for Calling {
                 me.body.is_none().then_some(Event::BodyRead(true))
             }
             Effect::Send { attempt, hedge, read_body, .. } => {
+                me.traced.sent(attempt, hedge);
                 let sent = me.with.request.as_ref().map(|r| me.requests.send(r, attempt, hedge, read_body));
                 // A request that could not be made is answered at once (counted as sent: an order
                 // is safer called unknown than repeated).
@@ -214,6 +218,7 @@ impl Carrier for Calling {
             Effect::Ask { seq, record, error } => ask(run, seq, *record, error),
             Effect::Query { attempt } => me.query(attempt),
             Effect::Report { from } => {
+                me.traced.recorded(run.machine.records().get(from..).unwrap_or_default());
                 run.exec.report(run.machine.records().get(from..).unwrap_or_default());
                 None
             }
@@ -244,10 +249,12 @@ impl Carrier for Calling {
             Effect::Await { .. } => Some(Event::Carried(false)),
             Effect::Carry { .. } => None,
             Effect::Retrying { record, after } => {
+                me.traced.retrying(&record, after);
                 run.exec.retrying(*record, after);
                 None
             }
             Effect::Done(done) => {
+                me.traced.ended(&run.machine, matches!(done, Done::Success { .. } | Done::Reconciled));
                 let (last, body_error) = (me.last.take().map(|(_, r)| r), me.body_error.take());
                 let stale = match (done, me.kept) {
                     (Done::Success { .. }, Some(key)) => {

@@ -17,6 +17,7 @@ mod join_slot;
 mod joined;
 mod kept;
 mod stream;
+mod traced;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -54,7 +55,7 @@ pub struct Executor {
 impl Executor {
     /// Someone hears of records or retries: the machine hands them out.
     pub fn observed(&self) -> bool {
-        self.observer.is_some() || self.on_retry.is_some()
+        cfg!(feature = "tracing") || self.observer.is_some() || self.on_retry.is_some()
     }
 
     /// Hands a retry that stands to the client's `on_retry`.
