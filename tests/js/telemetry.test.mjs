@@ -220,3 +220,29 @@ test("telemetry's fields are checked like every option: an unknown one is a Type
   assert.throws(() => new RetryClient({ onRetry: 5 }), { name: "TypeError", message: /onRetry must be a function/ });
   await assert.rejects(new RetryClient().fetch("https://x.test/", { onEnd() {} }), /onEnd is a retryline option/);
 });
+
+test("a 429 storm: six reads on one budget, every request a client span, every span a request at the server, the hold's sleeps as events", async () => {
+  const path = "/api/v3/depth/storm";
+  mock.script(path, Array.from({ length: 6 }, () => ({ status: 429, retryAfter: "1" })));
+  const reader = new Reader();
+  const budget = new Budget();
+  const client = new RetryClient({ budget, telemetry: { tracerProvider, meterProvider: new MeterProvider({ readers: [reader] }) }, policy: { ...quick, maxAttempts: 3 } });
+  const records = [];
+  const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => client.fetch(`${mock.url}${path}?n=${i}`, undefined, { onAttempt: (r) => records.push(r) })));
+  assert.ok(results.every((r) => r.status === "fulfilled"), "every read got through after the hold");
+  const served = mock.requests({ path });
+  const requests = spans().filter((s) => s.kind === SpanKind.CLIENT);
+  const calls = spans().filter((s) => s.kind === SpanKind.INTERNAL);
+  assert.equal(calls.length, 6);
+  assert.equal(requests.length, served.length, "one client span per request at the server");
+  assert.equal(requests.length, records.filter((r) => r.decision === "sent").length, "and per sent record");
+  assert.equal(requests.filter((s) => s.attributes["http.response.status_code"] === 429).length, served.filter((r) => r.status === 429).length);
+  const sleeps = calls.flatMap((c) => c.events.filter((e) => e.name === "retryline.sleep"));
+  assert.ok(sleeps.every((e) => e.attributes["retryline.provider_wait_ms"] > 0), "each retry waited for the scope's hold");
+  const { resourceMetrics } = await reader.collect();
+  const all = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics);
+  const durations = all.find((m) => m.descriptor.name === "http.client.request.duration").dataPoints;
+  assert.equal(durations.reduce((n, p) => n + p.value.count, 0), served.length, "a duration point per request");
+  const retries = all.find((m) => m.descriptor.name === "retryline.client.call.retries").dataPoints;
+  assert.equal(retries.reduce((n, p) => n + p.value.sum, 0), served.length - 6, "retries: the requests beyond each read's first");
+});
