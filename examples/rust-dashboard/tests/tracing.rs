@@ -90,12 +90,14 @@ async fn a_call_and_its_requests_are_spans_and_each_sleep_an_event_with_the_plan
     let body = format!(
         r#"{{"path":"{path}","behaviours":[{{"status":503}},{{"status":429,"retryAfter":"1"}},{{"status":200,"body":{{"price":"5"}}}}]}}"#
     );
+    let log_of = || async { control("GET", &format!("/__mock/requests?path={path}"), None).await.dyn_into::<Array>().unwrap() };
+    let before = log_of().await.length();
     control("POST", "/__mock/script", Some(body)).await;
     let policy = Policy::builder().base_delay_ms(20).max_delay_ms(20).jitter(Jitter::None).max_attempts(4).build().unwrap();
     let client = Client::builder().policy(policy).build();
     let response = client.get(&format!("{}{path}", exchange()), CallOptions::default()).await.expect("the third answer");
     assert_eq!(response.status(), 200);
-    let served: Array = control("GET", &format!("/__mock/requests?path={path}"), None).await.dyn_into().unwrap();
+    let served = log_of().await.length() - before;
 
     let log = log.lock().unwrap();
     let calls: Vec<&Seen> = log.spans.iter().filter(|s| s.name == "retryline.call").collect();
@@ -107,7 +109,7 @@ async fn a_call_and_its_requests_are_spans_and_each_sleep_an_event_with_the_plan
     assert_eq!(call["retryline.attempts"], "3");
     assert!(!call.contains_key("otel.status_code"), "a call a retry fixed is not in error");
     let requests: Vec<&Seen> = log.spans.iter().filter(|s| s.name == "retryline.request").collect();
-    assert_eq!(requests.len() as u32, served.length(), "one request span per request at the server");
+    assert_eq!(requests.len() as u32, served, "one request span per request at the server");
     assert!(requests.iter().all(|r| r.parent.as_deref() == Some("retryline.call")));
     let column = |key: &str| requests.iter().map(|r| r.fields.get(key).cloned().unwrap_or_default()).collect::<Vec<_>>();
     assert_eq!(column("http.request.resend_count"), ["0", "1", "2"]);
@@ -121,4 +123,8 @@ async fn a_call_and_its_requests_are_spans_and_each_sleep_an_event_with_the_plan
     assert_eq!(sleeps[1].fields["retryline.provider_wait_ms"], "1000");
     let durations = log.events.iter().filter(|e| e.fields.contains_key("histogram.http.client.request.duration")).count();
     assert_eq!(durations, 3, "a duration per request");
+    let ended = log.events.iter().find(|e| e.fields.contains_key("histogram.retryline.client.call.retries")).expect("the call's points");
+    assert_eq!(ended.fields["histogram.retryline.client.call.retries"], "2");
+    assert_eq!(ended.fields["histogram.retryline.client.call.hedges"], "0");
+    assert!(ended.fields["histogram.retryline.client.call.retry_delay"].parse::<f64>().unwrap() >= 1.0, "the hold's second included");
 }

@@ -125,8 +125,17 @@ impl Traced {
         if !success {
             span.record("otel.status_code", "ERROR");
         }
-        let retries = op.records().iter().filter(|r| r.is_sent() && !r.hedge).count().saturating_sub(1) as u64;
-        tracing::info!(parent: &span, histogram.retryline.client.call.retries = retries);
+        let sent = || op.records().iter().filter(|r| r.is_sent());
+        let retries = sent().filter(|r| !r.hedge).count().saturating_sub(1) as u64;
+        let hedges = sent().filter(|r| r.hedge).count() as u64;
+        let waited =
+            sent().filter(|r| r.attempt > 1 && !r.hedge).map(|r| r.planned_wait_ms).sum::<u64>() as f64 / 1000.0;
+        tracing::info!(
+            parent: &span,
+            histogram.retryline.client.call.retries = retries,
+            histogram.retryline.client.call.hedges = hedges,
+            histogram.retryline.client.call.retry_delay = waited,
+        );
     }
 }
 
