@@ -16,7 +16,7 @@ import { SEND, ABORT, ASK, REPORT, DONE, READ_BODY, WAKE, KEEP, LOOK_STALE, RELE
 /** Runs prepared call `call` (js/api/retry-client.js made it) to its settling. */
 export function run(call) {
   // The core joined it to the same read running: it waits on that one's outcome.
-  if (call.caller > 0) return joinRun(call);
+  if (call.caller > 0) return joined(call, joinRun(call));
   return new Promise((resolve, reject) => {
     Object.assign(call, driven(call.c.core.calls, perform), { resolve, reject, flights: new Map(), last: undefined });
     runsOf(call.c.core).set(call.handle, call);
@@ -102,6 +102,18 @@ function perform(call, effect) {
       // A store call, a status query, a step on a shared budget: none comes from the lean entry's core.
       return call.c.beyond.perform(call, effect, abandon);
   }
+}
+
+/** A joined caller's watch ends with its outcome (its span marked joined: the requests are the
+ * first caller's). */
+function joined(call, outcome) {
+  if (call.watch === undefined) return outcome;
+  call.watch.spans?.guard.run(() => call.watch.spans.parent?.setAttribute("retryline.joined", true));
+  outcome.then(
+    () => call.watch.ended("success"),
+    (error) => call.watch.ended(error instanceof call.c.RetryError ? error.reason : null, Array.isArray(error?.records) ? error.records : undefined, error),
+  );
+  return outcome;
 }
 
 /** Every machine of the budget looks again, after the step that freed the slot has run out. */

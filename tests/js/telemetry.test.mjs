@@ -246,3 +246,18 @@ test("a 429 storm: six reads on one budget, every request a client span, every s
   const retries = all.find((m) => m.descriptor.name === "retryline.client.call.retries").dataPoints;
   assert.equal(retries.reduce((n, p) => n + p.value.sum, 0), served.length - 6, "retries: the requests beyond each read's first");
 });
+
+test("coalesced reads: the first caller's span has the request, each joined caller's span ends with it, marked joined; onEnd hears every caller", async () => {
+  const path = "/api/v3/ticker/joined";
+  mock.script(path, [{ delayMs: 50, status: 200 }]);
+  const ends = [];
+  const client = new RetryClient({ coalesce: true, telemetry: { tracerProvider }, policy: quick, onEnd: (info) => ends.push(info.reason) });
+  const responses = await Promise.all(Array.from({ length: 5 }, () => client.fetch(`${mock.url}${path}`)));
+  assert.ok(responses.every((r) => r.status === 200));
+  assert.equal(mock.requests({ path }).length, 1);
+  const calls = spans().filter((s) => s.kind === SpanKind.INTERNAL);
+  assert.equal(calls.length, 5, "every caller's span ended");
+  assert.equal(calls.filter((s) => s.attributes["retryline.joined"] === true).length, 4);
+  assert.equal(spans().filter((s) => s.kind === SpanKind.CLIENT).length, 1, "one request, one client span");
+  assert.deepEqual(ends, ["success", "success", "success", "success", "success"]);
+});
