@@ -61,7 +61,7 @@ export function readTelemetry(context, value, fields) {
   const read = {};
   for (const key of optionKeys(`${context}: telemetry`, value)) {
     if (!fields.includes(key)) {
-      throw new TypeError(`${context}: telemetry.${key} is not an option of telemetry (${fields.join(", ")})`);
+      throw new TypeError(`${context}: telemetry.${key} is not a known option (telemetry takes ${fields.join(", ")})`);
     }
     let provider;
     try {

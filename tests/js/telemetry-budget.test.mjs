@@ -68,7 +68,7 @@ test("each scope's gauges: tokens, the retry quota, the breaker and a ban, read 
   assert.equal(metrics["retryline.budget.tokens"][0].attributes["retryline.scope"], mock.url);
   assert.ok(metrics["retryline.budget.ban.remaining"][0].value > 25, "the ban's time left, in seconds");
   assert.equal(metrics["retryline.budget.retry_quota"][0].value, snapshot.retryQuota.available);
-  assert.throws(() => new Budget({ telemetry: { tracerProvider: {} } }), { name: "TypeError", message: /telemetry\.tracerProvider is not an option of telemetry \(meterProvider\)/ });
+  assert.throws(() => new Budget({ telemetry: { tracerProvider: {} } }), { name: "TypeError", message: /telemetry\.tracerProvider is not a known option \(telemetry takes meterProvider\)/ });
 });
 
 test("a stream's connection attempts are spans: one per connection the server saw, the refused upgrades in error", async (t) => {
