@@ -46,6 +46,7 @@ const proxy :Workerd.Worker = (
     (name = "js/executor/coalesced.js", esModule = embed "node_modules/retryline/js/executor/coalesced.js"),
     (name = "js/platform/carry.js", esModule = embed "node_modules/retryline/js/platform/carry.js"),
     (name = "js/platform/telemetry.js", esModule = embed "node_modules/retryline/js/platform/telemetry.js"),
+    (name = "js/api/telemetry-options.js", esModule = embed "node_modules/retryline/js/api/telemetry-options.js"),
     (name = "js/api/budget-watch.js", esModule = embed "node_modules/retryline/js/api/budget-watch.js"),
     (name = "js/platform/metrics.js", esModule = embed "node_modules/retryline/js/platform/metrics.js"),
     (name = "js/platform/spans.js", esModule = embed "node_modules/retryline/js/platform/spans.js"),

@@ -8,7 +8,7 @@ import { THREW, encodeFields } from "../core/wire.js";
 import { CONTACTS, LOCAL, TABS } from "../core/budgets.js";
 import { now, wall } from "../platform/clock.js";
 import { optionKeys, unreadable, wrongType } from "./invalid.js";
-import { readTelemetry } from "../platform/telemetry.js";
+import { readTelemetry } from "./telemetry-options.js";
 import { BudgetEvents, budgetGauges } from "./budget-watch.js";
 
 /** The budget behind each genuine Budget: a look-alike finds nothing here. */

@@ -8,7 +8,7 @@ import { storeMethods } from "../platform/store-methods.js";
 import { budgetOf } from "./budget.js";
 import { splitPolicy } from "./predicate.js";
 import { callback, field, optionKeys, signal, unreadable, wrongType } from "./invalid.js";
-import { readTelemetry } from "../platform/telemetry.js";
+import { readTelemetry } from "./telemetry-options.js";
 
 /** A RegExp of the caller's, copied without the g/y flags that would make `test` stateful. */
 function copyPattern(context, at, pattern) {

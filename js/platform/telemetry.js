@@ -4,7 +4,6 @@
 // published global keys, so that a page without OpenTelemetry loads and pays nothing.
 
 import { describe } from "./describe.js";
-import { optionKeys, unreadable, wrongType } from "../api/invalid.js";
 
 /** The API's registry of globals (@opentelemetry/api 1.x: `context`, `trace`, …). */
 const API = Symbol.for("opentelemetry.js.api.1");
@@ -52,35 +51,6 @@ export function quietly(context, f) {
     return f();
   }
   return manager.with(quiet, f);
-}
-
-/** `telemetry` of `context` ("RetryClient" or "Budget") read once: the providers it names.
- * @throws {TypeError} naming an unknown field or a provider without its factory method. */
-export function readTelemetry(context, value, fields) {
-  if (value === undefined || value === null) return undefined;
-  const read = {};
-  for (const key of optionKeys(`${context}: telemetry`, value)) {
-    if (!fields.includes(key)) {
-      throw new TypeError(`${context}: telemetry.${key} is not a known option (telemetry takes ${fields.join(", ")})`);
-    }
-    let provider;
-    try {
-      provider = value[key];
-    } catch (error) {
-      throw unreadable(context, `telemetry.${key}`, error);
-    }
-    if (provider === undefined || provider === null) continue;
-    const factory = key === "tracerProvider" ? "getTracer" : "getMeter";
-    let method;
-    try {
-      method = provider[factory];
-    } catch (error) {
-      throw unreadable(context, `telemetry.${key}.${factory}`, error);
-    }
-    if (typeof method !== "function") throw wrongType(context, `telemetry.${key}`, `an OpenTelemetry ${key} (with ${factory}())`, provider);
-    read[key] = provider;
-  }
-  return read;
 }
 
 /** A provider's part that may throw: the first throw drops it, with one warning. */

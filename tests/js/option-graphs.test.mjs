@@ -25,7 +25,7 @@ function ladder(levels = 20) {
 
 test("an unknown option that holds a cycle is named as unknown, at once", () => {
   const started = performance.now();
-  assert.throws(() => new RetryClient({ telemetry: tangle() }), (e) => e instanceof TypeError && /telemetry is not a known option/.test(e.message));
+  assert.throws(() => new RetryClient({ instrumentation: tangle() }), (e) => e instanceof TypeError && /instrumentation is not a known option/.test(e.message));
   assert.ok(performance.now() - started < 2000, "refused in bounded time");
 });
 
