@@ -42,11 +42,15 @@ test("a late read is hedged after the delay: the faster answer wins and the slow
 });
 
 test("an answer before the delay sends nothing more, and an order is never hedged", async () => {
-  const client = new RetryClient({ budget: new Budget({ retryQuota: false }), policy: { maxHedges: 2, hedgeAfterMs: 50 } });
+  // A read answered in 10 ms, well before its 1 s hedge delay (a loaded machine once took 50 ms).
+  const reads = new RetryClient({ budget: new Budget({ retryQuota: false }), policy: { maxHedges: 2, hedgeAfterMs: 1000 } });
   mock.script(PATH, [{ status: 200, delayMs: 10 }]);
-  assert.equal((await client.fetch(`${mock.url}${PATH}`)).status, 200);
-  await sleep(150);
+  const answered = performance.now();
+  assert.equal((await reads.fetch(`${mock.url}${PATH}`)).status, 200);
+  assert.ok(performance.now() - answered < 1000, "answered before the delay");
+  await sleep(1100 - (performance.now() - answered));
   assert.equal(mock.requests({ path: PATH }).length, 1);
+  const client = new RetryClient({ budget: new Budget({ retryQuota: false }), policy: { maxHedges: 2, hedgeAfterMs: 50 } });
   const order = "/api/v3/order";
   mock.script(order, [{ status: 200, delayMs: 400 }]);
   const placed = await client.fetch(`${mock.url}${order}?symbol=BTCUSDT&side=BUY&newClientOrderId=h1`, { method: "POST" });
