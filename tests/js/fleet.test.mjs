@@ -99,8 +99,11 @@ for (const busy of [false, true]) {
       const path = `/fleet/flood-${busy ? "busy" : "idle"}`;
       const results = await fleet(4, path, 3000, { share: `flood-${busy}`, inFlight: 8 });
       const sent = mock.requests({ path }).length;
-      t.diagnostic(`${sent} requests (one bucket over 3 s: ${allowedOver(3000)}); sharing ${JSON.stringify(results.map((r) => r.sharings))}; event loops late by ${results.map((r) => r.lagMs)} ms`);
-      assert.ok(sent <= allowedOver(3000), `${sent} requests`);
+      // A process whose event loop ran late spends its lease's tokens that much later: the window
+      // the server counts stretches by the latest loop's lag (358 ms once under a loaded clean-ci).
+      const allowed = allowedOver(3000 + Math.max(0, ...results.map((r) => r.lagMs)));
+      t.diagnostic(`${sent} requests (one bucket over 3 s and the loops' lag: ${allowed}); sharing ${JSON.stringify(results.map((r) => r.sharings))}; event loops late by ${results.map((r) => r.lagMs)} ms`);
+      assert.ok(sent <= allowed, `${sent} requests`);
       assert.ok(sent >= 15, `the bucket was used: ${sent}`);
     } finally {
       idle();
