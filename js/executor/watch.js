@@ -5,19 +5,11 @@
 
 import { CallSpans } from "../platform/spans.js";
 import { callPoints, recordPoints } from "../platform/metrics.js";
-import { swallow } from "../platform/race.js";
+import { hand } from "../platform/observers.js";
 import { now, wall } from "../platform/clock.js";
 
 /** Calls each of `hooks` with `info`; what they throw or reject with is ignored. */
-function hear(hooks, info) {
-  for (const hook of hooks) {
-    if (hook === undefined) continue;
-    try {
-      const returned = hook(info);
-      if (returned !== null && (typeof returned === "object" || typeof returned === "function")) swallow(returned);
-    } catch {}
-  }
-}
+const hear = (hooks, info) => hooks.forEach((hook) => hand(hook, info));
 
 /** The watch of a call of client `c` begun at `t` (monotonic) and `w` (wall), or undefined when no
  * one watches. `what`: `{ method, url, family, key, onRetry, onEnd, purpose, links }`. */

@@ -7,13 +7,16 @@ import { swallow } from "./race.js";
 export function tell(observers, text, label = (records) => records) {
   for (const observer of observers) {
     if (observer === undefined) continue;
-    for (const record of label(JSON.parse(text))) {
-      try {
-        const returned = observer(record);
-        if (returned !== null && (typeof returned === "object" || typeof returned === "function")) swallow(returned);
-      } catch {
-        // A throwing observer must not break what it observes.
-      }
-    }
+    for (const record of label(JSON.parse(text))) hand(observer, record);
+  }
+}
+
+/** Calls `observer` with `value`; what it throws, or a promise it returns rejects with, is ignored. */
+export function hand(observer, value) {
+  try {
+    const returned = observer(value);
+    if (returned !== null && (typeof returned === "object" || typeof returned === "function")) swallow(returned);
+  } catch {
+    // A throwing observer must not break what it observes.
   }
 }
